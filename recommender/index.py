@@ -1,0 +1,180 @@
+"""Build, extend and load a persistent recommendation index."""
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+from annoy import AnnoyIndex
+
+from . import index_files as files
+from .embedding_cache import EmbeddingCache, embed_with_cache
+from .encoders import DEFAULT_MAX_TOKENS, get_encoder
+from .graph import CitationGraph
+from .lexical import LexicalIndex, lexical_text
+from .paper import Paper
+
+ANNOY_TREES = 100  # as in Citeomatic
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def date_key(paper: Paper) -> int:
+    """YYYYMMDD from a `date` field, 0 when the paper has none."""
+    raw = str(paper.extra.get("date") or "")
+    digits = raw.replace("-", "")[:8]
+    return int(digits) if len(digits) == 8 and digits.isdigit() else 0
+
+
+def _embed_into(staging: Path, prefix: str, texts: list[str], encoder, cache: EmbeddingCache,
+                on_progress: Progress | None, progress_bar: bool) -> None:
+    """Embed the texts (reusing cached vectors), save the matrix and an angular Annoy index over it."""
+    report = (lambda done, total: on_progress(f"embedding ({encoder.name})", done, total)) if on_progress else None
+    vectors = embed_with_cache(texts, encoder, cache, desc=f"embedding ({encoder.name})",
+                               progress=progress_bar, on_chunk=report)
+    np.save(staging / f"{prefix}.npy", vectors)
+    annoy = AnnoyIndex(vectors.shape[1], "angular")
+    for pos, vec in enumerate(vectors):
+        annoy.add_item(pos, vec)
+    if on_progress:
+        on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
+    annoy.build(ANNOY_TREES, n_jobs=-1)
+    annoy.save(str(staging / f"{prefix}.ann"))
+    annoy.unload()
+
+
+def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
+                multilingual: bool = False, on_progress: Progress | None = None,
+                progress_bar: bool = True) -> Path:
+    """Build a complete index of `papers` and publish it as the live version of `root`.
+
+    Embeddings are cached under root/cache, so an interrupted build resumes where it
+    stopped and a rebuild only embeds new or changed texts.
+    """
+    root = Path(root)
+    if not papers:
+        raise ValueError("no papers to index")
+    staging = files.new_staging_dir(root)
+    try:
+        _write_papers(staging, papers)
+        if on_progress:
+            on_progress("lexical index", 0, 1)
+        LexicalIndex.build([lexical_text(p) for p in papers]).save(staging / "bm25")
+        position = {p.id: i for i, p in enumerate(papers)}
+        refs = [[position[r] for r in p.references if r in position and r != p.id] for p in papers]
+        graph = CitationGraph.from_references(refs, len(papers))
+        graph.save(staging / "graph.npz")
+        cache = EmbeddingCache(files.cache_dir(root) / "embeddings.sqlite")
+        try:
+            _embed_into(staging, "dense", [p.text for p in papers], get_encoder("sbert", max_tokens),
+                        cache, on_progress, progress_bar)
+            if multilingual:
+                _embed_into(staging, "multilingual", [p.text for p in papers], get_encoder("multilingual"),
+                            cache, on_progress, progress_bar)
+        finally:
+            cache.close()
+        info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
+                "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES}
+        return files.publish(root, staging, info)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def add_to_index(new_papers: Iterable[Paper], root: Path | str, **options) -> tuple[Path, int]:
+    """Publish a new version holding the live papers plus the new ones (ids already present are skipped).
+
+    Returns the new version and how many papers were added. Old papers' embeddings come from the cache.
+    """
+    root = Path(root)
+    index = Index.load(root, verify=False)
+    papers = index.all_papers()
+    known = {p.id for p in papers}
+    added = [p for p in new_papers if p.id not in known]
+    options.setdefault("max_tokens", index.manifest["max_tokens"])
+    options.setdefault("multilingual", index.manifest.get("multilingual", False))
+    index.close()
+    return build_index(papers + added, root, **options), len(added)
+
+
+def _write_papers(staging: Path, papers: list[Paper]) -> None:
+    db = sqlite3.connect(staging / "papers.sqlite")
+    with db:
+        db.execute("CREATE TABLE papers (pos INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, record TEXT NOT NULL)")
+        db.executemany("INSERT INTO papers VALUES (?, ?, ?)",
+                       ((i, p.id, json.dumps(p.to_dict(), ensure_ascii=False)) for i, p in enumerate(papers)))
+    db.close()
+    meta = {"ids": [p.id for p in papers], "titles": [p.title for p in papers],
+            "authors": [p.authors for p in papers], "venues": [p.venue for p in papers],
+            "years": [p.year if isinstance(p.year, int) else 0 for p in papers],
+            "dates": [date_key(p) for p in papers]}
+    (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+
+class Index:
+    """A loaded, read-only index version: columns in memory, records in SQLite, vectors memory-mapped."""
+
+    def __init__(self, root: Path, version: Path, manifest: dict):
+        self.root, self.version, self.manifest = root, version, manifest
+        meta = json.loads((version / "meta.json").read_text(encoding="utf-8"))
+        self.ids: list[str] = meta["ids"]
+        self.titles: list[str] = meta["titles"]
+        self.authors: list[list[str]] = meta["authors"]
+        self.venues: list[str] = meta["venues"]
+        self.years = np.asarray(meta["years"], dtype=np.int32)
+        self.dates = np.asarray(meta["dates"], dtype=np.int64)
+        self.position = {pid: i for i, pid in enumerate(self.ids)}
+        self.lexical = LexicalIndex.load(version / "bm25")
+        self.graph = CitationGraph.load(version / "graph.npz")
+        self.dense = np.load(version / "dense.npy", mmap_mode="r")
+        self.annoy = self._load_annoy("dense", self.dense.shape[1])
+        self.multilingual = None
+        self.multilingual_annoy = None
+        if manifest.get("multilingual"):
+            self.multilingual = np.load(version / "multilingual.npy", mmap_mode="r")
+            self.multilingual_annoy = self._load_annoy("multilingual", self.multilingual.shape[1])
+        self._db = sqlite3.connect(f"file:{version / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def _load_annoy(self, prefix: str, dim: int) -> AnnoyIndex:
+        annoy = AnnoyIndex(dim, "angular")
+        annoy.load(str(self.version / f"{prefix}.ann"))
+        return annoy
+
+    @classmethod
+    def load(cls, root: Path | str, verify: bool = True) -> "Index":
+        """Open the live version of an index directory; a damaged one fails with a clear message."""
+        root = Path(root)
+        version = files.current_version(root)
+        manifest = files.read_manifest(version, verify=verify)
+        try:
+            return cls(root, version, manifest)
+        except (OSError, ValueError, KeyError) as exc:
+            raise files.IndexError_(f"{version}: cannot be loaded ({exc}); rebuild the index.") from exc
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def papers(self, positions: Iterable[int]) -> list[Paper]:
+        """Full records for the given positions, in that order."""
+        positions = [int(p) for p in positions]
+        if not positions:
+            return []
+        marks = ",".join("?" * len(positions))
+        with self._lock:
+            rows = dict(self._db.execute(f"SELECT pos, record FROM papers WHERE pos IN ({marks})", positions))
+        return [Paper.from_dict(json.loads(rows[p])) for p in positions]
+
+    def all_papers(self) -> list[Paper]:
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM papers ORDER BY pos").fetchall()
+        return [Paper.from_dict(json.loads(r)) for (r,) in rows]
+
+    def close(self) -> None:
+        self._db.close()
+        self.annoy.unload()
+        if self.multilingual_annoy is not None:
+            self.multilingual_annoy.unload()

@@ -1,0 +1,38 @@
+"""Settings of the retrieval pipeline and the named method variants that `evaluate` compares."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """Which signals run and how they are mixed."""
+
+    lexical: bool = True          # BM25 candidates and score
+    dense: bool = True            # SBERT + Annoy candidates and cosine score
+    graph: bool = True            # add references of the top neighbours, score by who cites them
+    fusion: str = "mix"           # "mix": weighted sum of normalised scores; "rrf": reciprocal rank fusion
+    w_lexical: float = 0.4
+    w_dense: float = 0.6
+    w_graph: float = 0.3
+    w_popularity: float = 0.0     # log in-citation count among the allowed papers
+    pool: int = 200               # candidates taken from each retriever
+    expand_from: int = 10         # top papers whose references join the pool
+    global_weight: float = 0.3    # local mode: weight of the draft's title/abstract next to the passage
+    diversity: float | None = None  # None: use the query's own setting
+    rrf_k: int = 60
+
+    def with_(self, **changes) -> "PipelineConfig":
+        return replace(self, **changes)
+
+
+DEFAULT = PipelineConfig()
+DEFAULT_DIVERSITY = 0.3
+
+METHODS: dict[str, PipelineConfig] = {
+    "bm25": DEFAULT.with_(dense=False, graph=False, w_lexical=1.0, diversity=0.0),
+    "dense": DEFAULT.with_(lexical=False, graph=False, w_dense=1.0, diversity=0.0),
+    "hybrid": DEFAULT.with_(graph=False, diversity=0.0),
+    "hybrid+graph": DEFAULT.with_(diversity=0.0),
+    "full": DEFAULT.with_(diversity=DEFAULT_DIVERSITY),
+}

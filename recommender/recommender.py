@@ -1,0 +1,198 @@
+"""The recommendation pipeline and its Python API: `Recommender.load(dir).recommend(query)`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import explain
+from .encoders import get_encoder
+from .index import Index
+from .pipeline import DEFAULT, PipelineConfig
+from .query import Query, Recommendation
+from .selection import select_diverse
+
+DIVERSE_POOL = 5  # diverse selection considers the best k * DIVERSE_POOL candidates
+
+
+@dataclass
+class Ranking:
+    """Corpus positions in final order with their score components (no explanations: cheap)."""
+
+    positions: list[int]
+    scores: np.ndarray
+    components: dict[str, np.ndarray]
+    via: dict[int, int]  # position -> the top neighbour citing it
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    top = float(values.max()) if len(values) else 0.0
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def _top(scores: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+    masked = np.where(allowed, scores, -np.inf)
+    n = min(n, int(allowed.sum()))
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-masked, n - 1)[:n]
+    top = top[np.isfinite(masked[top]) & (masked[top] > 0)] if scores.dtype != bool else top
+    return top[np.argsort(-masked[top], kind="stable")]
+
+
+class Recommender:
+    """Ranks the papers of one index for drafts and passages."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self.encoder = get_encoder("sbert", index.manifest["max_tokens"])
+
+    @classmethod
+    def load(cls, directory: Path | str) -> "Recommender":
+        return cls(Index.load(directory))
+
+    # -- filters -------------------------------------------------------------------------------
+    def allowed(self, query: Query) -> np.ndarray:
+        """Boolean mask of the papers the query may return."""
+        index = self.index
+        mask = np.ones(len(index), dtype=bool)
+        if query.year_min is not None:
+            mask &= index.years >= query.year_min
+        if query.year_max is not None:
+            mask &= (index.years <= query.year_max) & (index.years > 0)
+        if query.max_date:
+            limit = int(query.max_date.replace("-", "")[:8])
+            dated = index.dates > 0
+            mask &= np.where(dated, index.dates <= limit, (index.years > 0) & (index.years <= limit // 10000))
+        if query.venues:
+            wanted = [v.lower() for v in query.venues]
+            mask &= np.array([any(w in v.lower() for w in wanted) for v in index.venues], dtype=bool)
+        for pid in query.exclude:
+            pos = index.position.get(pid)
+            if pos is not None:
+                mask[pos] = False
+        return mask
+
+    # -- signals -------------------------------------------------------------------------------
+    def lexical_scores(self, query: Query, config: PipelineConfig) -> np.ndarray:
+        scores = _scaled(self.index.lexical.scores(query.main_text))
+        if query.is_local and query.global_text and config.global_weight > 0:
+            scores = scores + config.global_weight * _scaled(self.index.lexical.scores(query.global_text))
+        return scores
+
+    def query_vector(self, query: Query, config: PipelineConfig) -> np.ndarray:
+        texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
+        vectors = self.encoder.encode(texts)
+        vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
+        return _unit(vector)
+
+    def dense_candidates(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+        """Approximate neighbours from Annoy; exact search when the filter removes most of them."""
+        found = np.asarray(self.index.annoy.get_nns_by_vector(vector, n * 2), dtype=np.int64)
+        found = found[allowed[found]][:n] if len(found) else found
+        if len(found) < min(n, int(allowed.sum())) // 2:
+            return _top(np.asarray(self.index.dense @ vector), allowed, n)
+        return found
+
+    # -- ranking -------------------------------------------------------------------------------
+    def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
+        """Score candidates from every enabled signal and order them (diverse selection included)."""
+        query.validate()
+        k = k or query.k
+        allowed = self.allowed(query)
+        pools = []
+        lexical = self.lexical_scores(query, config) if config.lexical else None
+        if lexical is not None:
+            pools.append(_top(lexical, allowed, config.pool))
+        vector = self.query_vector(query, config) if config.dense else None
+        if vector is not None:
+            pools.append(self.dense_candidates(vector, allowed, config.pool))
+        candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, dtype=np.int64)
+        components = self._components(candidates, lexical, vector, config)
+        scores = self._fuse(components, config)
+        via: dict[int, int] = {}
+        if config.graph and len(candidates):
+            candidates, components, scores, via = self._expand(candidates, components, scores, lexical,
+                                                               vector, allowed, config)
+        order = np.argsort(-scores, kind="stable")
+        diversity = query.diversity if config.diversity is None else config.diversity
+        if diversity > 0:
+            head = order[: k * DIVERSE_POOL]
+            rewards = np.clip(scores[head], 0, None).tolist()
+            picked = [head[i] for i in select_diverse(rewards, [self.index.authors[candidates[j]] for j in head],
+                                                      k, diversity)]
+            order = np.concatenate([picked, [j for j in order if j not in set(picked)]]).astype(np.int64)
+        order = order[:k]
+        return Ranking([int(candidates[j]) for j in order], scores[order],
+                       {name: values[order] for name, values in components.items()}, via)
+
+    def _components(self, candidates, lexical, vector, config) -> dict[str, np.ndarray]:
+        comps = {}
+        if lexical is not None:
+            comps["lexical"] = lexical[candidates].astype(np.float32)
+        if vector is not None:
+            comps["dense"] = np.asarray(self.index.dense[candidates] @ vector, dtype=np.float32)
+        return comps
+
+    def _fuse(self, comps: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:
+        n = len(next(iter(comps.values()))) if comps else 0
+        weights = {"lexical": config.w_lexical, "dense": config.w_dense,
+                   "graph": config.w_graph, "popularity": config.w_popularity}
+        total = np.zeros(n, dtype=np.float32)
+        for name, values in comps.items():
+            if config.fusion == "rrf" and name in ("lexical", "dense"):
+                ranks = np.empty(n)
+                ranks[np.argsort(-values, kind="stable")] = np.arange(1, n + 1)
+                total += 1.0 / (config.rrf_k + ranks)
+            elif config.fusion == "rrf":
+                total += weights[name] * values / (config.rrf_k + 1)
+            else:
+                total += weights[name] * (_scaled(values) if name == "lexical" else values)
+        return total
+
+    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config):
+        """Citeomatic-style expansion: papers cited by the top neighbours join the pool and get a graph score."""
+        graph = self.index.graph
+        seeds = candidates[np.argsort(-scores, kind="stable")[: config.expand_from]]
+        seed_weight = {int(s): max(float(w), 0.0) for s, w in zip(seeds, np.sort(scores)[::-1][: len(seeds)])}
+        total_weight = sum(seed_weight.values()) or 1.0
+        support: dict[int, float] = {}
+        via: dict[int, int] = {}
+        for seed in seeds:
+            for cited in graph.references_of(int(seed)):
+                cited = int(cited)
+                if allowed[cited]:
+                    support[cited] = support.get(cited, 0.0) + seed_weight[int(seed)] / total_weight
+                    via.setdefault(cited, int(seed))
+        extra = np.array(sorted(set(support) - set(candidates.tolist())), dtype=np.int64)
+        candidates = np.concatenate([candidates, extra])
+        comps = self._components(candidates, lexical, vector, config)
+        comps["graph"] = np.array([support.get(int(c), 0.0) for c in candidates], dtype=np.float32)
+        if config.w_popularity > 0:
+            citers = graph.cited_by[candidates] @ allowed.astype(np.float32)
+            comps["popularity"] = np.log1p(citers).astype(np.float32) / np.log1p(max(citers.max(), 1))
+        return candidates, comps, self._fuse(comps, config), via
+
+    # -- public API ----------------------------------------------------------------------------
+    def recommend(self, query: Query, config: PipelineConfig = DEFAULT) -> list[Recommendation]:
+        """The top `query.k` papers with score components and an explanation each."""
+        ranking = self.rank(query, config)
+        papers = self.index.papers(ranking.positions)
+        weights = self.index.lexical.term_weights(query.main_text)
+        surface = explain.surface_words(query.main_text)
+        results = []
+        for rank, (pos, paper, score) in enumerate(zip(ranking.positions, papers, ranking.scores), start=1):
+            comps = {name: float(values[rank - 1]) for name, values in ranking.components.items()}
+            via = ranking.via.get(pos)
+            text = explain.explanation(explain.matched_terms(weights, paper, surface),
+                                       explain.closest_sentence(weights, paper),
+                                       self.index.titles[via] if via is not None else None, comps)
+            results.append(Recommendation(paper_id=paper.id, title=paper.title, authors=paper.authors,
+                                          year=paper.year, venue=paper.venue, score=float(score),
+                                          components=comps, explanation=text, doi=paper.doi, rank=rank))
+        return results
