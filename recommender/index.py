@@ -48,8 +48,10 @@ def _embed_into(staging: Path, prefix: str, texts: list[str], encoder, cache: Em
 
 def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                 multilingual: bool = False, on_progress: Progress | None = None,
-                progress_bar: bool = True) -> Path:
+                progress_bar: bool = True, source: dict | None = None) -> Path:
     """Build a complete index of `papers` and publish it as the live version of `root`.
+
+    `source` (e.g. the corpus file and its checksum) is recorded in the manifest.
 
     Embeddings are cached under root/cache, so an interrupted build resumes where it
     stopped and a rebuild only embeds new or changed texts.
@@ -77,7 +79,8 @@ def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFA
         finally:
             cache.close()
         info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
-                "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES}
+                "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
+                "source": source or {}}
         return files.publish(root, staging, info)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -109,6 +112,7 @@ def _write_papers(staging: Path, papers: list[Paper]) -> None:
     db.close()
     meta = {"ids": [p.id for p in papers], "titles": [p.title for p in papers],
             "authors": [p.authors for p in papers], "venues": [p.venue for p in papers],
+            "dois": [p.doi for p in papers],
             "years": [p.year if isinstance(p.year, int) else 0 for p in papers],
             "dates": [date_key(p) for p in papers]}
     (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
@@ -124,6 +128,7 @@ class Index:
         self.titles: list[str] = meta["titles"]
         self.authors: list[list[str]] = meta["authors"]
         self.venues: list[str] = meta["venues"]
+        self.dois: list[str] = meta["dois"]
         self.years = np.asarray(meta["years"], dtype=np.int32)
         self.dates = np.asarray(meta["dates"], dtype=np.int64)
         self.position = {pid: i for i, pid in enumerate(self.ids)}

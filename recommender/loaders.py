@@ -23,6 +23,8 @@ _OPENALEX_PREFIX = "https://openalex.org/"
 _INT_RE = re.compile(r"^\s*[+-]?\d+\s*$")
 _YEAR_IN_TEXT_RE = re.compile(r"\b\d{4}\b")
 _MAX_LISTED_REFS = 5
+_JSONL_EXTENSIONS = (".jsonl", ".ndjson")
+_BIB_ENTRY_RE = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 
 
 class CorpusError(ValueError):
@@ -100,31 +102,49 @@ def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) 
         raise CorpusError(f"{path}: not a file")
     fmt = _resolve_format(path, fmt)
     result = LoadResult(path=str(path), format=fmt)
-    loader = _Validator(result, strict)
-    for raw in _READERS[fmt](path):
-        loader.add(raw, _CONVERTERS[fmt])
-    loader.finish()
+    validator = _Validator(result, strict)
+    for raw in _reader_for(path, fmt)(path):
+        validator.add(raw, _CONVERTERS[fmt])
+    validator.finish()
     return result
 
 
 def detect_format(path: str | Path) -> str:
     """The format of a corpus file, from its extension and, where that is ambiguous, its content."""
     path = Path(path)
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes.pop()
-    ext = suffixes[-1] if suffixes else ""
+    ext = _base_extension(path)
     if ext in (".bib", ".bibtex"):
         return "bibtex"
     head = _read_head(path)
-    if ext in (".jsonl", ".ndjson") or (ext != ".json" and head.startswith("{")):
-        return "openalex" if _looks_openalex(_first_json_object(head)) else "jsonl"
-    if ext == ".json" or head.startswith("["):
-        first = _first_json_object(head.lstrip("[ \t\r\n"))
-        return "openalex" if _looks_openalex(first) or '"results"' in head[:200] else "csl-json"
-    if head.startswith("@") or re.search(r"^\s*@[A-Za-z]+\s*[{(]", head, re.MULTILINE):
+    if head[:1] in ("[", "{"):
+        sample = _first_json_object(head[1:] if head[0] == "[" else head)
+        if _looks_openalex(sample) or (sample is None and _OPENALEX_PREFIX in head):
+            return "openalex"
+        if ext in _JSONL_EXTENSIONS or _looks_native(sample) or (head[0] == "{" and ext != ".json"):
+            return "jsonl"
+        return "csl-json"
+    if _BIB_ENTRY_RE.search(head):
         return "bibtex"
+    if ext in _JSONL_EXTENSIONS:
+        return "jsonl"
+    if ext == ".json":
+        return "csl-json"
     raise CorpusError(f"{path}: cannot tell the corpus format; pass fmt= one of {', '.join(FORMATS)}")
+
+
+def _base_extension(path: Path) -> str:
+    """The extension that names the format, under any `.gz`."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _reader_for(path: Path, fmt: str) -> Callable[[Path], Iterator[_Raw]]:
+    """Line-by-line for `.jsonl` files (a bad line never hides the rest), else by format."""
+    if fmt == "bibtex":
+        return _read_bibtex
+    return _read_jsonl if _base_extension(path) in _JSONL_EXTENSIONS else _read_json_any
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
@@ -297,6 +317,12 @@ def _looks_openalex(obj: Any) -> bool:
         or "authorships" in obj
 
 
+def _looks_native(obj: Any) -> bool:
+    """A record in this project's own schema rather than CSL-JSON."""
+    return isinstance(obj, dict) and bool({"authors", "venue", "year", "references"} & obj.keys()) \
+        and not {"author", "issued", "container-title"} & obj.keys()
+
+
 def _with_bad_bytes(raw: _Raw, bad_lines: dict[int, str]) -> _Raw:
     """Mark a record unreadable when one of its lines held non-UTF-8 bytes."""
     if not raw.error:
@@ -331,57 +357,91 @@ def _read_jsonl(path: Path) -> Iterator[_Raw]:
         raise CorpusError(f"{path}: cannot read: {exc}") from exc
 
 
-def _read_json_document(path: Path) -> Iterator[_Raw]:
-    """A JSON array of objects (or an object with a `results` array), item by item with line numbers.
+def _read_json_any(path: Path) -> Iterator[_Raw]:
+    """JSON records as an array, an API page with a `results` array, a single object, or JSONL."""
+    first_line = _first_line(path)
+    try:
+        first = json.loads(first_line) if first_line.strip() else None
+    except ValueError:
+        first = None
+    stripped = first_line.strip()
+    if stripped.startswith("[") or stripped == "{" or (isinstance(first, dict) and "results" in first):
+        yield from _read_json_document(path)
+    else:
+        yield from _read_jsonl(path)
 
-    A plain JSON object that is not a `results` page falls back to JSONL, one object per line.
-    """
+
+def _first_line(path: Path, limit: int = 1 << 24) -> str:
+    try:
+        with _open_binary(path) as handle:
+            return handle.readline(limit).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except (OSError, EOFError) as exc:
+        raise CorpusError(f"{path}: cannot read: {exc}") from exc
+
+
+def _read_json_document(path: Path) -> Iterator[_Raw]:
+    """The items of one JSON document, each located by its first line."""
     text, bad_lines = _read_text(path)
     starts = _line_starts(text)
     decoder = json.JSONDecoder()
+
+    def raw_at(pos: int, end: int, label: str, data: Any) -> _Raw:
+        first, last = bisect_right(starts, pos), bisect_right(starts, max(end - 1, pos))
+        return _with_bad_bytes(_Raw(f"{label} (line {first})", first, last, data=data), bad_lines)
+
     pos = _skip_ws(text, 0)
-    if pos < len(text) and text[pos] == "{":
-        try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
-            whole = None
-        if not (isinstance(whole, dict) and isinstance(whole.get("results"), list)):
-            yield from _read_jsonl(path)
-            return
-        pos = _skip_ws(text, text.index("[", text.index('"results"')) if '"results"' in text else pos)
     if pos >= len(text):
         return
-    if text[pos] != "[":
-        line = bisect_right(starts, pos)
-        yield _Raw(f"line {line}", line, line, error="not valid JSON: expected a JSON array of records")
-        return
-    pos = _skip_ws(text, pos + 1)
-    number = 0
-    while pos < len(text) and text[pos] != "]":
-        number += 1
-        first = bisect_right(starts, pos)
-        try:
+    whole_is_page = text[pos] == "{"
+    try:
+        if whole_is_page:
+            whole, end = decoder.raw_decode(text, pos)
+            if not isinstance(whole.get("results"), list):
+                yield raw_at(pos, end, "item 1", whole)
+                _expect_end(text, end)
+                return
+            pos = _results_array_start(text, pos)
+        if text[pos] != "[":
+            raise json.JSONDecodeError("expected a JSON array of records", text, pos)
+        pos = _skip_ws(text, pos + 1)
+        number = 0
+        while text[pos] != "]":
+            number += 1
             item, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            yield _Raw(f"line {exc.lineno}", exc.lineno, exc.lineno,
-                       error=f"not valid JSON: {exc.msg} (column {exc.colno}); the rest of the file was not read")
-            return
-        last = bisect_right(starts, end - 1)
-        yield _with_bad_bytes(_Raw(f"item {number} (line {first})", first, last, data=item), bad_lines)
-        pos = _skip_ws(text, end)
-        if pos < len(text) and text[pos] == ",":
+            yield raw_at(pos, end, f"item {number}", item)
+            pos = _skip_ws(text, end)
+            if text[pos] == ",":
+                pos = _skip_ws(text, pos + 1)
+            elif text[pos] != "]":
+                raise json.JSONDecodeError("expected ',' or ']' after an item", text, pos)
+        if not whole_is_page:
+            _expect_end(text, pos + 1)
+    except json.JSONDecodeError as exc:
+        yield _Raw(f"line {exc.lineno}", exc.lineno, exc.lineno,
+                   error=f"not valid JSON: {exc.msg} (column {exc.colno}); the rest of the file was not read")
+    except IndexError:
+        line = len(starts)
+        yield _Raw(f"line {line}", line, line, error="not valid JSON: the file ends too early")
+
+
+def _expect_end(text: str, pos: int) -> None:
+    if _skip_ws(text, pos) < len(text):
+        raise json.JSONDecodeError("extra data after the JSON document", text, _skip_ws(text, pos))
+
+
+def _results_array_start(text: str, pos: int) -> int:
+    """Position of the `results` array in the top-level object that starts at `pos`."""
+    decoder = json.JSONDecoder()
+    pos = _skip_ws(text, pos + 1)
+    while text[pos] == '"':
+        key, pos = decoder.raw_decode(text, pos)
+        pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past the colon
+        if key == "results":
+            return pos
+        pos = _skip_ws(text, decoder.raw_decode(text, pos)[1])
+        if text[pos] == ",":
             pos = _skip_ws(text, pos + 1)
-        elif pos < len(text) and text[pos] != "]":
-            line = bisect_right(starts, pos)
-            yield _Raw(f"line {line}", line, line,
-                       error="not valid JSON: expected ',' or ']' after an item; the rest of the file was not read")
-            return
-
-
-def _read_json_any(path: Path) -> Iterator[_Raw]:
-    """OpenAlex works come as a JSON array, a `results` page, or JSONL."""
-    head = _read_head(path, 1)
-    yield from (_read_json_document(path) if head in ("[", "{") else _read_jsonl(path))
+    raise json.JSONDecodeError("no results array", text, pos)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -647,12 +707,6 @@ def _openalex_refs(value: Any) -> Any:
     return [_openalex_short(v) if isinstance(v, str) else v for v in value]
 
 
-_READERS: dict[str, Callable[[Path], Iterator[_Raw]]] = {
-    "jsonl": _read_jsonl,
-    "bibtex": _read_bibtex,
-    "csl-json": _read_json_document,
-    "openalex": _read_json_any,
-}
 _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "jsonl": _from_jsonl,
     "bibtex": _from_bibtex,
