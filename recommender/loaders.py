@@ -6,6 +6,7 @@ The loader only reads: it never writes anything.
 """
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import re
@@ -103,8 +104,14 @@ def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) 
     fmt = _resolve_format(path, fmt)
     result = LoadResult(path=str(path), format=fmt)
     validator = _Validator(result, strict)
-    for raw in _reader_for(path, fmt)(path):
-        validator.add(raw, _CONVERTERS[fmt])
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # many small long-lived objects: collection passes only cost time here
+    try:
+        for raw in _reader_for(path, fmt)(path):
+            validator.add(raw, _CONVERTERS[fmt])
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     validator.finish()
     return result
 
@@ -118,6 +125,8 @@ def detect_format(path: str | Path) -> str:
     head = _read_head(path)
     if head[:1] in ("[", "{"):
         sample = _first_json_object(head[1:] if head[0] == "[" else head)
+        if isinstance(sample, dict) and isinstance(sample.get("results"), list):
+            sample = sample["results"][0] if sample["results"] else None
         if _looks_openalex(sample) or (sample is None and _OPENALEX_PREFIX in head):
             return "openalex"
         if ext in _JSONL_EXTENSIONS or _looks_native(sample) or (head[0] == "{" and ext != ".json"):
@@ -213,7 +222,7 @@ def _to_paper(record: Any) -> Paper:
         raise _RecordError("missing id")
     if isinstance(paper_id, bool) or not isinstance(paper_id, (str, int)):
         raise _RecordError(f"id must be a string, got {_type_name(paper_id)}")
-    title, abstract, venue = (_text_field(record, name) for name in ("title", "abstract", "venue"))
+    title, abstract = _text_field(record, "title"), _text_field(record, "abstract")
     if not title.strip() and not abstract.strip():
         raise _RecordError("has neither title nor abstract")
     return Paper(
@@ -221,7 +230,7 @@ def _to_paper(record: Any) -> Paper:
         title=title,
         abstract=abstract,
         authors=_string_list(record.get("authors"), "authors"),
-        venue=venue,
+        venue=_text_field(record, "venue"),
         year=_year(record.get("year")),
         references=_string_list(record.get("references"), "references", allow_int=True),
         extra={k: v for k, v in record.items() if k not in CORE_FIELDS},
@@ -230,6 +239,8 @@ def _to_paper(record: Any) -> Paper:
 
 def _text_field(record: dict, name: str) -> str:
     value = record.get(name)
+    if type(value) is str:
+        return value
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -238,6 +249,8 @@ def _text_field(record: dict, name: str) -> str:
 
 
 def _string_list(value: Any, name: str, allow_int: bool = False) -> list[str]:
+    if type(value) is list and all(type(item) is str for item in value):
+        return value
     if value is None:
         return []
     if not isinstance(value, list):
@@ -250,7 +263,9 @@ def _string_list(value: Any, name: str, allow_int: bool = False) -> list[str]:
 
 
 def _year(value: Any) -> int | None:
-    if value is None or value == "":
+    if type(value) is int or value is None:
+        return value
+    if value == "":
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return value

@@ -8,9 +8,11 @@ import numpy as np
 
 from . import explain
 from .encoders import get_encoder
-from .index import Index
+from .index import ANNOY_TREES, Index
+from .paper import Paper
 from .pipeline import DEFAULT, PipelineConfig
 from .query import Query, Recommendation
+from .references import match_references, parse_reference_list
 from .selection import select_diverse
 
 DIVERSE_POOL = 5  # diverse selection considers the best k * DIVERSE_POOL candidates
@@ -92,7 +94,10 @@ class Recommender:
         return _unit(vector)
 
     def dense_candidates(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
-        """Approximate neighbours from Annoy; exact search when the filter removes most of them."""
+        """Approximate neighbours from Annoy; exact search when that is as cheap (small corpus, deep pool)
+        or when the filter removes most of Annoy's answers."""
+        if n * ANNOY_TREES >= len(self.index):
+            return _top(np.asarray(self.index.dense @ vector), allowed, n)
         found = np.asarray(self.index.annoy.get_nns_by_vector(vector, n * 2), dtype=np.int64)
         found = found[allowed[found]][:n] if len(found) else found
         if len(found) < min(n, int(allowed.sum())) // 2:
@@ -179,6 +184,13 @@ class Recommender:
         return candidates, comps, self._fuse(comps, config), via
 
     # -- public API ----------------------------------------------------------------------------
+    def already_cited(self, reference_source: str) -> set[str]:
+        """Ids of corpus papers a reference list (.bib path or text, or plain lines) already cites."""
+        index = self.index
+        light = (Paper(id=pid, title=title, extra={"doi": doi})
+                 for pid, title, doi in zip(index.ids, index.titles, index.dois))
+        return match_references(parse_reference_list(reference_source), light)
+
     def recommend(self, query: Query, config: PipelineConfig = DEFAULT) -> list[Recommendation]:
         """The top `query.k` papers with score components and an explanation each."""
         ranking = self.rank(query, config)

@@ -14,6 +14,8 @@ from .paper import Paper
 MIN_CONTAINED_TITLE_WORDS = 3  # shorter titles only match exactly, never inside a line
 
 _NON_ALNUM_RE = re.compile(r"[^0-9a-z]+")
+_DROPPED_RE = re.compile(r"[{}'\u2019]")  # BibTeX case braces and apostrophes join their words
+_LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.]\s*\{?([A-Za-z])\}?|\\[uvHckrbd]\{([A-Za-z])\}")
 _DOI_PREFIX_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi\s*:\s*|doi\s+)", re.IGNORECASE)
 _DOI_IN_TEXT_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"'<>]+", re.IGNORECASE)
 _BIB_ENTRY_RE = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
@@ -28,7 +30,8 @@ _SENTENCE_END_RE = re.compile(r"(?<=[a-z0-9?!)\]]{2})[.?!](?=\s|$)|(?<=[?!])(?=\
 
 def normalize_title(text: str) -> str:
     """Lowercase, strip accents, and collapse every run of non-alphanumerics to one space."""
-    decomposed = unicodedata.normalize("NFKD", text or "")
+    text = _LATEX_ACCENT_RE.sub(lambda m: m.group(1) or m.group(2), text or "")
+    decomposed = unicodedata.normalize("NFKD", _DROPPED_RE.sub("", text))
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _NON_ALNUM_RE.sub(" ", stripped.casefold()).strip()
 

@@ -1,9 +1,10 @@
 """Author-diverse selection of the final list: greedy maximisation of a monotone submodular objective.
 
 The objective adds to the plain relevance sum the QAIv2 term of the SubRef / SBERT+SubRef papers:
-    f(S) = sum_{j in S} r_j  +  w * sum_{a in authors} sqrt( sum_{j in S, a in authors(j)} r_j / |authors(j)| )
-Each author is a cluster; a paper shares its reward among its authors. With w = 0 the greedy
-order is the plain ranking; a larger w favours papers whose authors are not yet represented.
+    f(S) = sum_{j in S} r_j  +  w * sum_{a in authors} sqrt( sum_{j in S, a in authors(j)} r_j / n_j^2 )
+Each author is a cluster (n_j = number of authors of paper j). The 1/n_j^2 share makes a paper
+with no represented author gain exactly w * sqrt(r_j), however many authors it has. With w = 0 the
+greedy order is the plain ranking; a larger w favours papers whose authors are not yet represented.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def clusters_of(authors: list[str], fallback: str) -> list[str]:
 
 def marginal_gain(reward: float, clusters: list[str], totals: dict[str, float], weight: float) -> float:
     """Increase of f when a paper with this reward and these author clusters joins the list."""
-    share = reward / len(clusters)
+    share = reward / len(clusters) ** 2
     diversity = sum(math.sqrt(totals[c] + share) - math.sqrt(totals[c]) for c in clusters)
     return reward + weight * diversity
 
@@ -63,5 +64,5 @@ def select_diverse(rewards: list[float], authors: list[list[str]], k: int, weigh
             continue
         chosen.append(best)
         for c in clusters[best]:
-            totals[c] += rewards[best] / len(clusters[best])
+            totals[c] += rewards[best] / len(clusters[best]) ** 2
     return chosen

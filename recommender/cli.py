@@ -1,0 +1,136 @@
+"""Command line: `python -m recommender index|recommend|evaluate ...`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .encoders import DEFAULT_MAX_TOKENS
+from .index_files import IndexError_
+from .loaders import CorpusError, load_corpus
+from .paper import Paper
+from .pipeline import DEFAULT_DIVERSITY, METHODS
+from .query import Query
+
+
+def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
+    """Read every corpus file, report problems, and drop ids repeated across files (first wins)."""
+    papers: dict[str, Paper] = {}
+    for path in paths:
+        result = load_corpus(path, strict=strict)
+        for problem in result.problems[:20]:
+            print(problem, file=sys.stderr)
+        if len(result.problems) > 20:
+            print(f"... and {len(result.problems) - 20} more problems", file=sys.stderr)
+        print(result.summary(), file=sys.stderr)
+        for paper in result.papers:
+            papers.setdefault(paper.id, paper)
+    return list(papers.values())
+
+
+def cmd_index(args) -> int:
+    from .index import add_to_index, build_index
+
+    papers = _load_papers(args.corpus, args.strict)
+    started = time.time()
+    if args.add:
+        version, added = add_to_index(papers, args.out, multilingual=args.multilingual or None)
+        print(f"added {added} papers; live version {version.name} ({time.time() - started:.1f} s)")
+    else:
+        version = build_index(papers, args.out, max_tokens=args.max_tokens, multilingual=args.multilingual,
+                              source={"files": [str(Path(p).resolve()) for p in args.corpus]})
+        print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
+    return 0
+
+
+def cmd_recommend(args) -> int:
+    from .recommender import Recommender
+
+    recommender = Recommender.load(args.index)
+    exclude: set[str] = set()
+    for item in args.exclude:
+        exclude |= recommender.already_cited(item) if Path(item).is_file() else {item}
+    query = Query(title=args.title, abstract=args.abstract, context=args.context, k=args.k,
+                  year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity)
+    results = recommender.recommend(query)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1))
+        return 0
+    for r in results:
+        authors = ", ".join(r.authors[:3]) + (" et al." if len(r.authors) > 3 else "")
+        print(f"{r.rank:2d}. [{r.score:.3f}] {r.title} — {authors} ({r.year or 'n.d.'}) {r.venue}")
+        print(f"    id: {r.paper_id}{'  doi: ' + r.doi if r.doi else ''}")
+        print(f"    why: {r.explanation}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from .evaluate import evaluate, format_table, queries_from_file, queries_from_split
+    from .recommender import Recommender
+
+    recommender = Recommender.load(args.index)
+    if bool(args.queries) == bool(args.split):
+        raise ValueError("give exactly one of --queries FILE or --split FILE:NAME")
+    queries = (queries_from_file(args.queries, set(recommender.index.ids)) if args.queries
+               else queries_from_split(args.split, recommender))
+    if args.limit:
+        queries = queries[: args.limit]
+    unknown = set(args.methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
+    results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods})
+    print(format_table(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m recommender", description="Citation recommender.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="build or extend a persistent index")
+    p.add_argument("corpus", nargs="+", help="JSONL(.gz), BibTeX, CSL-JSON or OpenAlex files")
+    p.add_argument("--out", required=True, help="index directory")
+    p.add_argument("--add", action="store_true", help="add the papers to the existing index")
+    p.add_argument("--strict", action="store_true", help="abort on the first bad record")
+    p.add_argument("--multilingual", action="store_true", help="also embed with the multilingual encoder")
+    p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="encoder input length")
+    p.set_defaults(run=cmd_index)
+
+    p = sub.add_parser("recommend", help="recommend papers for a draft or a passage")
+    p.add_argument("--index", required=True)
+    p.add_argument("--title", default="")
+    p.add_argument("--abstract", default="")
+    p.add_argument("--context", default="", help="passage with a [CIT] placeholder (local mode)")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--year-min", type=int)
+    p.add_argument("--year-max", type=int)
+    p.add_argument("--exclude", nargs="*", default=[], help="ids, or a .bib / reference list already cited")
+    p.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, help="author diversity (0 = plain ranking)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_recommend)
+
+    p = sub.add_parser("evaluate", help="compare pipeline variants on a query set")
+    p.add_argument("--index", required=True)
+    p.add_argument("--queries", help="query file (qid, context, citing_title, citing_abstract, relevant)")
+    p.add_argument("--split", help="splits.json:NAME (query papers of a split)")
+    p.add_argument("--methods", nargs="+", default=list(METHODS))
+    p.add_argument("--limit", type=int, help="evaluate only the first N queries")
+    p.add_argument("--json", help="write the metrics here")
+    p.set_defaults(run=cmd_evaluate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (CorpusError, IndexError_, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the live index is unchanged; run the same command again to resume", file=sys.stderr)
+        return 130

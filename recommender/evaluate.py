@@ -1,0 +1,92 @@
+"""Offline evaluation: several pipeline variants over one query set, in one run."""
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tqdm.auto import tqdm
+
+from .metrics import CUTOFFS, summarize
+from .pipeline import METHODS, PipelineConfig
+from .query import Query
+from .recommender import Recommender
+
+
+@dataclass
+class EvalQuery:
+    qid: str
+    query: Query
+    relevant: set[str]
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def queries_from_file(path: Path | str, index_ids: set[str]) -> list[EvalQuery]:
+    """Query files of ../shared/data: qid, context, citing_title, citing_abstract, relevant, citing_id."""
+    out = []
+    for row in _read_jsonl(Path(path)):
+        relevant = set(row.get("relevant") or []) & index_ids
+        if not relevant:
+            continue
+        exclude = {row["citing_id"]} if row.get("citing_id") else set()
+        query = Query(title=row.get("citing_title") or "", abstract=row.get("citing_abstract") or "",
+                      context=row.get("context") or "", exclude=exclude)
+        out.append(EvalQuery(str(row["qid"]), query, relevant))
+    return out
+
+
+def queries_from_split(spec: str, recommender: Recommender) -> list[EvalQuery]:
+    """`splits.json:NAME`: each listed paper queries with its title+abstract; relevant = its references.
+
+    Candidates are limited to papers dated no later than the query (date, else year), never the query itself.
+    """
+    path, _, name = spec.rpartition(":")
+    if not path or not name:
+        raise ValueError(f"--split takes FILE:NAME, got {spec!r}")
+    ids = json.loads(Path(path).read_text(encoding="utf-8"))[name]
+    index = recommender.index
+    positions = [index.position[i] for i in ids if i in index.position]
+    out = []
+    for pos, paper in zip(positions, index.papers(positions)):
+        relevant = {r for r in paper.references if r in index.position and r != paper.id}
+        if not relevant:
+            continue
+        max_date = paper.extra.get("date") or (f"{paper.year}-12-31" if paper.year else None)
+        query = Query(title=paper.title, abstract=paper.abstract, exclude={paper.id}, max_date=max_date)
+        out.append(EvalQuery(paper.id, query, relevant))
+    return out
+
+
+def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[str, PipelineConfig] | None = None,
+             depth: int = max(CUTOFFS), progress: bool = True,
+             on_query: Callable[[str, list[str]], None] | None = None) -> dict[str, dict[str, float]]:
+    """Metrics for each method over the same queries; `on_query(method, ranked_ids)` sees every run."""
+    methods = methods or METHODS
+    results = {}
+    for name, config in methods.items():
+        config = config.with_(pool=max(config.pool, depth))
+        runs = []
+        for item in tqdm(queries, desc=name, disable=not progress):
+            ranking = recommender.rank(item.query, config, k=depth)
+            ranked = [recommender.index.ids[p] for p in ranking.positions]
+            runs.append((ranked, item.relevant))
+            if on_query:
+                on_query(name, ranked)
+        results[name] = summarize(runs)
+    return results
+
+
+def format_table(results: dict[str, dict[str, float]]) -> str:
+    """A Markdown table of the main metrics, one row per method."""
+    keys = ["mrr", "map", "ndcg@10", "recall@10", "f1@10", "f1@20", "recall@20", "recall@100", "recall@1000"]
+    lines = ["| method | " + " | ".join(keys) + " |", "| --- |" + " ---: |" * len(keys)]
+    for name, metrics in results.items():
+        lines.append(f"| {name} | " + " | ".join(f"{metrics[k]:.4f}" for k in keys) + " |")
+    return "\n".join(lines)
