@@ -239,13 +239,11 @@ def _to_paper(record: Any) -> Paper:
 
 def _text_field(record: dict, name: str) -> str:
     value = record.get(name)
-    if type(value) is str:
+    if isinstance(value, str):
         return value
     if value is None:
         return ""
-    if not isinstance(value, str):
-        raise _RecordError(f"{name} must be a string, got {_type_name(value)}")
-    return value
+    raise _RecordError(f"{name} must be a string, got {_type_name(value)}")
 
 
 def _string_list(value: Any, name: str, allow_int: bool = False) -> list[str]:
@@ -263,12 +261,10 @@ def _string_list(value: Any, name: str, allow_int: bool = False) -> list[str]:
 
 
 def _year(value: Any) -> int | None:
-    if type(value) is int or value is None:
-        return value
-    if value == "":
+    if value is None or value == "":
         return None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INT_RE.match(value):
@@ -352,24 +348,38 @@ def _with_bad_bytes(raw: _Raw, bad_lines: dict[int, str]) -> _Raw:
 
 
 def _read_jsonl(path: Path) -> Iterator[_Raw]:
-    """One JSON object per line, streamed."""
+    """One JSON object per line, streamed; a damaged end (e.g. truncated gzip) is reported, not fatal."""
+    number = 0
     try:
-        with _open_binary(path) as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                location = f"line {number}"
-                try:
-                    text = line.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    yield _Raw(location, number, number, error=f"non-UTF-8 bytes (column {exc.start + 1})")
-                    continue
-                try:
-                    yield _Raw(location, number, number, data=json.loads(text))
-                except json.JSONDecodeError as exc:
-                    yield _Raw(location, number, number, error=f"not valid JSON: {exc.msg} (column {exc.colno})")
-    except (OSError, EOFError) as exc:
+        handle = _open_binary(path)
+    except OSError as exc:
         raise CorpusError(f"{path}: cannot read: {exc}") from exc
+    with handle:
+        lines = iter(handle)
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                return
+            except (OSError, EOFError) as exc:
+                yield _Raw(f"line {number + 1}", number + 1, number + 1,
+                           error=f"cannot read the rest of the file: {exc}")
+                return
+            number += 1
+            if line.strip():
+                yield _jsonl_record(line, number)
+
+
+def _jsonl_record(line: bytes, number: int) -> _Raw:
+    location = f"line {number}"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _Raw(location, number, number, error=f"non-UTF-8 bytes (column {exc.start + 1})")
+    try:
+        return _Raw(location, number, number, data=json.loads(text.lstrip("\ufeff") if number == 1 else text))
+    except json.JSONDecodeError as exc:
+        return _Raw(location, number, number, error=f"not valid JSON: {exc.msg} (column {exc.colno})")
 
 
 def _read_json_any(path: Path) -> Iterator[_Raw]:
@@ -407,9 +417,9 @@ def _read_json_document(path: Path) -> Iterator[_Raw]:
     pos = _skip_ws(text, 0)
     if pos >= len(text):
         return
-    whole_is_page = text[pos] == "{"
+    top_is_object = text[pos] == "{"
     try:
-        if whole_is_page:
+        if top_is_object:
             whole, end = decoder.raw_decode(text, pos)
             if not isinstance(whole.get("results"), list):
                 yield raw_at(pos, end, "item 1", whole)
@@ -429,7 +439,7 @@ def _read_json_document(path: Path) -> Iterator[_Raw]:
                 pos = _skip_ws(text, pos + 1)
             elif text[pos] != "]":
                 raise json.JSONDecodeError("expected ',' or ']' after an item", text, pos)
-        if not whole_is_page:
+        if not top_is_object:
             _expect_end(text, pos + 1)
     except json.JSONDecodeError as exc:
         yield _Raw(f"line {exc.lineno}", exc.lineno, exc.lineno,

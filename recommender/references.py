@@ -176,5 +176,9 @@ def _guess_title(body: str) -> str:
 
 
 def _first_sentence(text: str) -> str:
+    """Text up to the first sentence end, keeping a closing "?" or "!"."""
     match = _SENTENCE_END_RE.search(text)
-    return (text[:match.start() + (1 if text[match.start()] in "?!" else 0)] if match else text).strip()
+    if not match:
+        return text.strip()
+    end = match.start() + (1 if text[match.start()] in "?!" else 0)
+    return text[:end].strip()
