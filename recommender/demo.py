@@ -1,16 +1,27 @@
-"""The built-in demo corpus: indexed on first use, reused afterwards."""
+"""The built-in demo corpus: indexed on first use, reused afterwards.
+
+Its embeddings ship in assets/demo_embeddings.npz and seed the index's embedding cache, so the
+first start only loads the models and builds the small indexes. `python -m recommender.demo`
+rebuilds the demo index and rewrites that file after the corpus changes.
+"""
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
 
+import numpy as np
+
 from . import index_files
+from .embedding_cache import EmbeddingCache, text_key
+from .encoders import DEFAULT_MAX_TOKENS, get_encoder
 from .index import Progress, build_index
 from .paper import Paper
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
+DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
+ENCODERS = ("sbert", "multilingual")
 
 
 def demo_index_dir() -> Path:
@@ -23,6 +34,22 @@ def demo_papers() -> list[Paper]:
         return [Paper.from_dict(json.loads(line)) for line in handle if line.strip()]
 
 
+def _cache(root: Path) -> EmbeddingCache:
+    return EmbeddingCache(index_files.cache_dir(root) / "embeddings.sqlite")
+
+
+def _seed_cache(root: Path) -> None:
+    if not DEMO_EMBEDDINGS.is_file():
+        return
+    stored = np.load(DEMO_EMBEDDINGS)
+    cache = _cache(root)
+    try:
+        for kind in ENCODERS:
+            cache.put_many(dict(zip(stored[f"{kind}_keys"].tolist(), stored[f"{kind}_vectors"])))
+    finally:
+        cache.close()
+
+
 def ensure_demo_index(on_progress: Progress | None = None) -> Path:
     """Build the demo index unless a sound one for the current corpus file already exists."""
     root = demo_index_dir()
@@ -33,6 +60,30 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
             return root
     except index_files.IndexError_:
         pass
+    _seed_cache(root)
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,
                 source={"file": DEMO_CORPUS.name, "sha256": checksum})
     return root
+
+
+def write_demo_embeddings() -> None:
+    """Store the demo papers' vectors (both encoders) from the demo index's cache in the assets."""
+    root = ensure_demo_index()
+    texts = [p.text for p in demo_papers()]
+    cache = _cache(root)
+    arrays = {}
+    try:
+        for kind in ENCODERS:
+            encoder = get_encoder(kind, DEFAULT_MAX_TOKENS) if kind == "sbert" else get_encoder(kind)
+            keys = sorted({text_key(encoder.name, t) for t in texts})
+            found = cache.get_many(keys)
+            arrays[f"{kind}_keys"] = np.array(keys)
+            arrays[f"{kind}_vectors"] = np.stack([found[k] for k in keys]).astype(np.float16)
+    finally:
+        cache.close()
+    np.savez_compressed(DEMO_EMBEDDINGS, **arrays)
+
+
+if __name__ == "__main__":
+    write_demo_embeddings()
+    print(f"wrote {DEMO_EMBEDDINGS}")
