@@ -21,6 +21,7 @@ class PipelineConfig:
     global_weight: float = 0.3    # local mode: weight of the draft's title/abstract next to the passage
     diversity: float | None = None  # None: use the query's own setting
     rrf_k: int = 60
+    multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
 
     def with_(self, **changes) -> "PipelineConfig":
         return replace(self, **changes)

@@ -9,6 +9,7 @@ import numpy as np
 from . import explain
 from .encoders import get_encoder
 from .index import ANNOY_TREES, Index
+from .language import LanguageInfo, detect_language, separate_scripts
 from .paper import Paper
 from .pipeline import DEFAULT, PipelineConfig
 from .query import Query, Recommendation
@@ -16,6 +17,30 @@ from .references import match_references, parse_reference_list
 from .selection import select_diverse
 
 DIVERSE_POOL = 5  # diverse selection considers the best k * DIVERSE_POOL candidates
+NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a query is answered: its detected language and the dense field that serves it.
+
+    field: "dense" (English encoder, the English pipeline) or "multilingual" (multilingual encoder and
+    index; lexical matching then sees the query's Latin-script terms and numbers apart from the rest).
+    warning: "" or a short reason why a non-English query gets the English pipeline
+    (NO_MULTILINGUAL_FIELD when the index was built without `multilingual=True`).
+    """
+
+    language: LanguageInfo
+    field: str = "dense"
+    warning: str = ""
+
+    @property
+    def multilingual(self) -> bool:
+        return self.field == "multilingual"
+
+    def to_dict(self) -> dict:
+        return {"language": self.language.to_dict(), "field": self.field, "multilingual": self.multilingual,
+                "warning": self.warning}
 
 
 @dataclass
@@ -26,6 +51,7 @@ class Ranking:
     scores: np.ndarray
     components: dict[str, np.ndarray]
     via: dict[int, int]  # position -> the top neighbour citing it
+    route: Route | None = None  # the query's language and the dense field used
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -53,6 +79,7 @@ class Recommender:
     def __init__(self, index: Index):
         self.index = index
         self.encoder = get_encoder("sbert", index.manifest["max_tokens"])
+        self.multilingual_available = index.multilingual is not None
 
     @classmethod
     def load(cls, directory: Path | str) -> "Recommender":
@@ -81,28 +108,56 @@ class Recommender:
         return mask
 
     # -- signals -------------------------------------------------------------------------------
-    def lexical_scores(self, query: Query, config: PipelineConfig) -> np.ndarray:
-        scores = _scaled(self.index.lexical.scores(query.main_text))
+    def lexical_scores(self, query: Query, config: PipelineConfig, field: str = "dense") -> np.ndarray:
+        prepare = separate_scripts if field == "multilingual" else str  # "基于BERT的" -> "基于 BERT 的"
+        scores = _scaled(self.index.lexical.scores(prepare(query.main_text)))
         if query.is_local and query.global_text and config.global_weight > 0:
-            scores = scores + config.global_weight * _scaled(self.index.lexical.scores(query.global_text))
+            scores = scores + config.global_weight * _scaled(self.index.lexical.scores(prepare(query.global_text)))
         return scores
 
-    def query_vector(self, query: Query, config: PipelineConfig) -> np.ndarray:
+    def query_vector(self, query: Query, config: PipelineConfig, field: str = "dense") -> np.ndarray:
         texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
-        vectors = self.encoder.encode(texts)
+        encoder = get_encoder("multilingual") if field == "multilingual" else self.encoder
+        vectors = encoder.encode(texts)
         vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
         return _unit(vector)
 
-    def dense_candidates(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+    def _field(self, field: str):
+        """The vectors and Annoy index of a dense field ("dense" or "multilingual")."""
+        if field == "multilingual":
+            return self.index.multilingual, self.index.multilingual_annoy
+        return self.index.dense, self.index.annoy
+
+    def dense_candidates(self, vector: np.ndarray, allowed: np.ndarray, n: int, field: str = "dense") -> np.ndarray:
         """Approximate neighbours from Annoy; exact search when that is as cheap (small corpus, deep pool)
         or when the filter removes most of Annoy's answers."""
+        matrix, annoy = self._field(field)
         if n * ANNOY_TREES >= len(self.index):
-            return _top(np.asarray(self.index.dense @ vector), allowed, n)
-        found = np.asarray(self.index.annoy.get_nns_by_vector(vector, n * 2), dtype=np.int64)
+            return _top(np.asarray(matrix @ vector), allowed, n)
+        found = np.asarray(annoy.get_nns_by_vector(vector, n * 2), dtype=np.int64)
         found = found[allowed[found]][:n] if len(found) else found
         if len(found) < min(n, int(allowed.sum())) // 2:
-            return _top(np.asarray(self.index.dense @ vector), allowed, n)
+            return _top(np.asarray(matrix @ vector), allowed, n)
         return found
+
+    # -- language ------------------------------------------------------------------------------
+    def detect(self, query: Query) -> LanguageInfo:
+        """The language of the text that drives retrieval (the passage in local mode, else the draft)."""
+        return detect_language(query.main_text)
+
+    def route(self, query: Query, config: PipelineConfig = DEFAULT) -> Route:
+        """Which pipeline answers the query. `config.multilingual`: "auto" sends non-English queries to the
+        multilingual field when the index has one; "off" always uses the English pipeline; "on" sends every
+        query to the multilingual field."""
+        if config.multilingual not in ("auto", "off", "on"):
+            raise ValueError(f"multilingual must be 'auto', 'off' or 'on', not {config.multilingual!r}")
+        language = self.detect(query)
+        wanted = config.multilingual == "on" or (config.multilingual == "auto" and not language.is_english)
+        if not wanted:
+            return Route(language)
+        if not self.multilingual_available:
+            return Route(language, "dense", NO_MULTILINGUAL_FIELD)
+        return Route(language, "multilingual")
 
     # -- ranking -------------------------------------------------------------------------------
     def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
@@ -110,20 +165,22 @@ class Recommender:
         query.validate()
         k = k or query.k
         allowed = self.allowed(query)
+        route = self.route(query, config)
+        field = route.field
         pools = []
-        lexical = self.lexical_scores(query, config) if config.lexical else None
+        lexical = self.lexical_scores(query, config, field) if config.lexical else None
         if lexical is not None:
             pools.append(_top(lexical, allowed, config.pool))
-        vector = self.query_vector(query, config) if config.dense else None
+        vector = self.query_vector(query, config, field) if config.dense else None
         if vector is not None:
-            pools.append(self.dense_candidates(vector, allowed, config.pool))
+            pools.append(self.dense_candidates(vector, allowed, config.pool, field))
         candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, dtype=np.int64)
-        components = self._components(candidates, lexical, vector, config)
+        components = self._components(candidates, lexical, vector, config, field)
         scores = self._fuse(components, config)
         via: dict[int, int] = {}
         if config.graph and len(candidates):
             candidates, components, scores, via = self._expand(candidates, components, scores, lexical,
-                                                               vector, allowed, config)
+                                                               vector, allowed, config, field)
         order = np.argsort(-scores, kind="stable")
         diversity = query.diversity if config.diversity is None else config.diversity
         if diversity > 0:
@@ -134,14 +191,14 @@ class Recommender:
             order = np.concatenate([picked, [j for j in order if j not in set(picked)]]).astype(np.int64)
         order = order[:k]
         return Ranking([int(candidates[j]) for j in order], scores[order],
-                       {name: values[order] for name, values in components.items()}, via)
+                       {name: values[order] for name, values in components.items()}, via, route)
 
-    def _components(self, candidates, lexical, vector, config) -> dict[str, np.ndarray]:
+    def _components(self, candidates, lexical, vector, config, field: str = "dense") -> dict[str, np.ndarray]:
         comps = {}
         if lexical is not None:
             comps["lexical"] = lexical[candidates].astype(np.float32)
-        if vector is not None:
-            comps["dense"] = np.asarray(self.index.dense[candidates] @ vector, dtype=np.float32)
+        if vector is not None:  # "dense": cosine in the field that served the query
+            comps["dense"] = np.asarray(self._field(field)[0][candidates] @ vector, dtype=np.float32)
         return comps
 
     def _fuse(self, comps: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:
@@ -160,7 +217,7 @@ class Recommender:
                 total += weights[name] * (_scaled(values) if name == "lexical" else values)
         return total
 
-    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config):
+    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config, field: str = "dense"):
         """Citeomatic-style expansion: papers cited by the top neighbours join the pool and get a graph score."""
         graph = self.index.graph
         seeds = candidates[np.argsort(-scores, kind="stable")[: config.expand_from]]
@@ -176,7 +233,7 @@ class Recommender:
                     via.setdefault(cited, int(seed))
         extra = np.array(sorted(set(support) - set(candidates.tolist())), dtype=np.int64)
         candidates = np.concatenate([candidates, extra])
-        comps = self._components(candidates, lexical, vector, config)
+        comps = self._components(candidates, lexical, vector, config, field)
         comps["graph"] = np.array([support.get(int(c), 0.0) for c in candidates], dtype=np.float32)
         if config.w_popularity > 0:
             citers = graph.cited_by[candidates] @ allowed.astype(np.float32)
@@ -195,8 +252,9 @@ class Recommender:
         """The top `query.k` papers with score components and an explanation each."""
         ranking = self.rank(query, config)
         papers = self.index.papers(ranking.positions)
-        weights = self.index.lexical.term_weights(query.main_text)
-        surface = explain.surface_words(query.main_text)
+        query_text = separate_scripts(query.main_text) if ranking.route.multilingual else query.main_text
+        weights = self.index.lexical.term_weights(query_text)
+        surface = explain.surface_words(query_text)
         results = []
         for rank, (pos, paper, score) in enumerate(zip(ranking.positions, papers, ranking.scores), start=1):
             comps = {name: float(values[rank - 1]) for name, values in ranking.components.items()}

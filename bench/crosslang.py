@@ -1,0 +1,207 @@
+"""Cross-language benchmark: English, Chinese and German passages citing English papers.
+
+For every pool (the demo corpus; optionally the demo corpus merged into ACM-CR's 108K papers as
+distractors) it runs, in one go:
+
+  en  with the English pipeline          (multilingual="off": the monolingual reference)
+  en  with the multilingual field forced (multilingual="on": informative)
+  zh / de with the English pipeline      (multilingual="off")
+  zh / de with the multilingual pipeline (multilingual="auto": routed by the detected language)
+
+and reports MRR, nDCG@10 and R@10 (the full pipeline: hybrid retrieval + graph expansion), the
+share of queries detected as the expected language, and query time. The target of issue 6:
+multilingual R@10 on zh and de >= 70% of the English-query R@10 and >= 2x the English pipeline's
+R@10 on the same translated queries.
+
+    python bench/crosslang.py                                  # demo corpus
+    python bench/crosslang.py --acm ../shared/data/acm-cr/corpus.jsonl.gz \\
+        --merged-index /work/idx/acm_demo_ml --seed-cache /work/idx/acm/cache/embeddings.sqlite
+
+Index directories live outside the repository (default /work/idx/crosslang); a pool's index is
+reused while its corpus files are unchanged, and its embedding cache makes a rebuild resume.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from recommender import index_files  # noqa: E402
+from recommender.index import build_index  # noqa: E402
+from recommender.loaders import load_corpus  # noqa: E402
+from recommender.metrics import summarize  # noqa: E402
+from recommender.pipeline import DEFAULT  # noqa: E402
+from recommender.query import Query  # noqa: E402
+from recommender.recommender import Recommender  # noqa: E402
+
+DEMO_CORPUS = ROOT / "assets" / "demo_corpus.jsonl"
+QUERIES = ROOT / "bench" / "data" / "crosslang" / "queries.jsonl"
+LANGUAGES = ("en", "zh", "de")
+RUNS = [  # (name, query language, PipelineConfig.multilingual)
+    ("en / English pipeline", "en", "off"),
+    ("en / multilingual field (forced)", "en", "on"),
+    ("zh / English pipeline", "zh", "off"),
+    ("zh / multilingual pipeline", "zh", "auto"),
+    ("de / English pipeline", "de", "off"),
+    ("de / multilingual pipeline", "de", "auto"),
+]
+DEPTH = 100
+TARGET_SHARE, TARGET_GAIN = 0.7, 2.0
+
+
+def read_queries(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], seed_cache: Path | None) -> Path:
+    """Build (or reuse) a multilingual index of the corpus files, the demo corpus last."""
+    source = {"files": [str(p.resolve()) for p in corpus_files],
+              "sha256": [index_files.sha256_of(p) for p in corpus_files], "samples": samples}
+    try:
+        manifest = index_files.read_manifest(index_files.current_version(root), verify=False)
+        if manifest.get("source") == source and manifest.get("multilingual"):
+            return root
+    except index_files.IndexError_:
+        pass
+    cache = index_files.cache_dir(root) / "embeddings.sqlite"
+    if seed_cache and seed_cache.is_file() and not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        print(f"seeding the embedding cache from {seed_cache}", file=sys.stderr)
+        shutil.copyfile(seed_cache, cache)
+    papers, seen = [], set()
+    for path in corpus_files:
+        loaded = load_corpus(path).papers
+        sample = samples.get(str(path))
+        if sample and sample < len(loaded):  # a seeded random sample: the same papers on every run
+            loaded = [loaded[i] for i in sorted(random.Random(0).sample(range(len(loaded)), sample))]
+        for paper in loaded:
+            if paper.id not in seen:
+                seen.add(paper.id)
+                papers.append(paper)
+    print(f"indexing {len(papers)} papers into {root}", file=sys.stderr)
+    started = time.time()
+    build_index(papers, root, multilingual=True, progress_bar=True, source=source)
+    print(f"indexed in {time.time() - started:.0f} s", file=sys.stderr)
+    return root
+
+
+def run_pool(recommender: Recommender, queries: list[dict], depth: int) -> dict:
+    index_ids = set(recommender.index.ids)
+    results = {}
+    for name, lang, mode in RUNS:
+        config = DEFAULT.with_(multilingual=mode, pool=max(DEFAULT.pool, depth))
+        runs, halves, detected, routed, elapsed = [], {"xl001-040": [], "xl041-080": []}, 0, 0, 0.0
+        for row in queries:
+            relevant = set(row["relevant"]) & index_ids
+            if not relevant:
+                continue
+            query = Query(context=row[lang], k=depth)
+            started = time.perf_counter()
+            ranking = recommender.rank(query, config, k=depth)
+            elapsed += time.perf_counter() - started
+            ranked = [recommender.index.ids[p] for p in ranking.positions]
+            runs.append((ranked, relevant))
+            halves["xl001-040" if row["qid"] <= "xl040" else "xl041-080"].append((ranked, relevant))
+            detected += ranking.route.language.code == lang
+            routed += ranking.route.multilingual
+        metrics = summarize(runs, cutoffs=(10, 100))
+        results[name] = {
+            "language": lang, "multilingual": mode, "queries": len(runs),
+            "mrr": metrics["mrr"], "ndcg@10": metrics["ndcg@10"], "recall@10": metrics["recall@10"],
+            "recall@100": metrics["recall@100"],
+            "recall@10_by_half": {h: summarize(r, cutoffs=(10,))["recall@10"] for h, r in halves.items() if r},
+            "detected_as_expected": detected / len(runs), "routed_multilingual": routed / len(runs),
+            "ms_per_query": 1000 * elapsed / len(runs),
+        }
+    return results
+
+
+def targets(results: dict) -> dict:
+    english = results["en / English pipeline"]["recall@10"]
+    out = {}
+    for lang in ("zh", "de"):
+        multi = results[f"{lang} / multilingual pipeline"]["recall@10"]
+        plain = results[f"{lang} / English pipeline"]["recall@10"]
+        share = multi / english if english else 0.0
+        gain = multi / plain if plain else float("inf")
+        out[lang] = {"share_of_english": share, "gain_over_english_pipeline": gain,
+                     "met": share >= TARGET_SHARE and gain >= TARGET_GAIN}
+    return out
+
+
+def table(results: dict) -> str:
+    lines = ["| queries / pipeline | MRR | nDCG@10 | R@10 | R@100 | detected | ms/query |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, m in results.items():
+        lines.append(f"| {name} | {m['mrr']:.3f} | {m['ndcg@10']:.3f} | {m['recall@10']:.3f} | {m['recall@100']:.3f} "
+                     f"| {m['detected_as_expected']:.0%} | {m['ms_per_query']:.0f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument("--corpus", type=Path, default=DEMO_CORPUS, help="the corpus the queries cite")
+    parser.add_argument("--acm", type=Path, help="ACM-CR corpus.jsonl.gz: also run on corpus + ACM-CR distractors")
+    parser.add_argument("--acm-sample", type=int, default=0,
+                        help="use a seeded random sample of N ACM-CR papers as distractors (0: all)")
+    parser.add_argument("--index-dir", type=Path, default=Path("/work/idx/crosslang"),
+                        help="index directories (one per pool) go here")
+    parser.add_argument("--merged-index", type=Path, help="index directory of the merged pool "
+                        "(default INDEX_DIR/demo+acm)")
+    parser.add_argument("--seed-cache", type=Path, help="embeddings.sqlite to copy into a new merged index's "
+                        "cache (e.g. ACM-CR vectors another build already computed)")
+    parser.add_argument("--depth", type=int, default=DEPTH)
+    parser.add_argument("--build-only", action="store_true", help="build the pools' indexes, run no queries")
+    parser.add_argument("--json", type=Path, help="write results here (default INDEX_DIR/crosslang.json)")
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    queries = read_queries(args.queries)
+    pools = [("demo", args.index_dir / "demo", [args.corpus], {}, None)]
+    if args.acm:
+        if args.acm.is_file():
+            samples = {str(args.acm): args.acm_sample} if args.acm_sample else {}
+            name = f"demo+acm{args.acm_sample or ''}"
+            pools.append((name, args.merged_index or args.index_dir / name, [args.acm, args.corpus], samples,
+                          args.seed_cache))
+        else:
+            print(f"{args.acm} not found: ACM-CR pool skipped", file=sys.stderr)
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+              "queries": str(args.queries), "depth": args.depth, "pools": {}}
+    for name, root, files, samples, seed in pools:
+        ensure_index(root, files, samples, seed)
+        if args.build_only:
+            continue
+        recommender = Recommender.load(root)
+        results = run_pool(recommender, queries, args.depth)
+        report["pools"][name] = {"papers": len(recommender.index), "index": str(root), "runs": results,
+                                 "targets": targets(results)}
+        print(f"\n## {name} ({len(recommender.index)} papers, {len(queries)} queries)\n")
+        print(table(results))
+        for lang, t in report["pools"][name]["targets"].items():
+            print(f"- {lang}: multilingual R@10 = {t['share_of_english']:.0%} of English-query R@10, "
+                  f"{t['gain_over_english_pipeline']:.1f}x the English pipeline -> "
+                  f"{'target met' if t['met'] else 'target missed'}")
+        recommender.index.close()
+    if args.build_only:
+        return 0
+    out = args.json or args.index_dir / "crosslang.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(f"\nresults written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

