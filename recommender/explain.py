@@ -1,7 +1,10 @@
 """Short "why this paper" texts built from the evidence behind a score."""
 from __future__ import annotations
 
+import math
 import re
+
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from .lexical import analyze, lexical_text
 from .paper import Paper
@@ -10,6 +13,8 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _WORD_RE = re.compile(r"\w+(?:'\w+)?")
 MAX_TERMS = 5
 MAX_SENTENCE = 220
+MIN_TERM_IDF = math.log(10)  # a term shown as evidence occurs in at most about a tenth of the corpus
+GENERIC_WORDS = frozenset(STOPWORDS_EN_PLUS)
 
 
 def surface_words(text: str) -> dict[str, str]:
@@ -22,9 +27,10 @@ def surface_words(text: str) -> dict[str, str]:
 
 
 def matched_terms(query_weights: dict[str, float], paper: Paper, surface: dict[str, str]) -> list[str]:
-    """Query words found in the paper, most specific (highest IDF) first."""
+    """Specific query words found in the paper, most specific (highest IDF) first."""
     stems = set(analyze(lexical_text(paper)))
-    hits = sorted((s for s in query_weights if s in stems), key=lambda s: -query_weights[s])
+    hits = sorted((s for s in query_weights if s in stems and query_weights[s] >= MIN_TERM_IDF
+                   and surface.get(s, s) not in GENERIC_WORDS), key=lambda s: -query_weights[s])
     return [surface.get(s, s) for s in hits[:MAX_TERMS]]
 
 
