@@ -1,0 +1,14 @@
+"""The citation recommender web app: `streamlit run app.py`."""
+import streamlit as st
+
+st.set_page_config(page_title="Citation recommender", page_icon=":material/menu_book:", layout="wide")
+
+PAGES = [
+    st.Page("pages/recommend.py", title="Recommend", icon=":material/search:", default=True),
+    st.Page("pages/citation_graph.py", title="Citation graph", icon=":material/hub:"),
+    st.Page("pages/reviewer_check.py", title="Reviewer check", icon=":material/rate_review:"),
+    st.Page("pages/corpus.py", title="Corpus", icon=":material/library_books:"),
+    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:"),
+]
+
+st.navigation(PAGES).run()

@@ -1,0 +1,193 @@
+"""UI helpers shared by the pages: the active index, cached engine objects, safe text, cards, export."""
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import streamlit as st
+
+from recommender import corpora
+from recommender.demo import ensure_demo_index
+from recommender.export import export
+from recommender.index import Index
+from recommender.paper import Paper
+from recommender.query import Recommendation
+from recommender.recommender import Recommender
+from recommender.reviewer import Reviewer
+
+EXPORT_FORMATS = {  # label: (exporter name, file name, MIME type, preview language)
+    "BibTeX": ("bibtex", "citations.bib", "application/x-bibtex", "bibtex"),
+    "RIS": ("ris", "citations.ris", "application/x-research-info-systems", None),
+    "CSL-JSON": ("csl-json", "citations.json", "application/vnd.citationstyles.csl+json", "json"),
+    "CSV": ("csv", "citations.csv", "text/csv", None),
+}
+_MARKDOWN_SPECIAL_RE = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+_AUTOLINK_RE = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)  # where GFM starts a bare link
+ZERO_WIDTH_SPACE = "\u200b"
+
+
+def plain(text: object) -> str:
+    """Text for st.markdown that shows literally: whitespace collapsed, all punctuation backslash-escaped,
+    and bare URLs / e-mail addresses broken by a zero-width space so that they are not turned into links."""
+    text = _AUTOLINK_RE.sub(ZERO_WIDTH_SPACE, " ".join(str(text).split()))
+    return _MARKDOWN_SPECIAL_RE.sub(r"\\\1", text)
+
+
+@contextmanager
+def progress(label: str):
+    """A progress callback `(stage, done, total)` that draws a bar on first use and removes it at the end."""
+    slot = st.empty()
+
+    def report(stage: str, done: int, total: int) -> None:
+        slot.progress(min(done / total, 1.0) if total else 0.0, text=f"{label} — {stage} ({done:,}/{total:,})")
+
+    try:
+        yield report
+    finally:
+        slot.empty()
+
+
+# --------------------------------------------------------------------------- the active index
+
+
+@st.cache_resource(show_spinner=False)
+def _demo_dir(_on_progress) -> str:
+    return str(ensure_demo_index(_on_progress))
+
+
+def default_index_dir() -> str:
+    """$CITREC_INDEX when set, else the demo index (built on first start, with a progress bar)."""
+    if os.environ.get("CITREC_INDEX"):
+        return os.environ["CITREC_INDEX"]
+    with progress("Indexing the demo corpus (first start only)") as report:
+        return _demo_dir(report)
+
+
+def active_index_dir() -> str:
+    """This session's corpus: one it imported or chose on the Corpus page, else the default."""
+    return st.session_state.get("corpus_dir") or default_index_dir()
+
+
+def set_active_index(directory: str | Path) -> None:
+    """Switch this session to another corpus; results of the old one are dropped."""
+    st.session_state["corpus_dir"] = str(directory)
+    for key in ("results", "review", "q_years", "q_venues"):
+        st.session_state.pop(key, None)
+
+
+def corpus_name(directory: str) -> str:
+    if corpora.is_user_corpus(Path(directory)):
+        return Path(directory).name
+    return "Demo corpus" if not os.environ.get("CITREC_INDEX") else Path(directory).name
+
+
+def version_of(directory: str) -> str:
+    return (Path(directory) / "CURRENT").read_text(encoding="utf-8").strip()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _index(directory: str, version: str) -> Index:
+    return Index.load(directory)
+
+
+@st.cache_resource(show_spinner="Loading the language model (first start only)…", max_entries=8)
+def _recommender(directory: str, version: str) -> Recommender:
+    recommender = Recommender(_index(directory, version))
+    recommender.encoder.encode(["warm-up"])  # the first call of a model is slow
+    return recommender
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _reviewer(directory: str, version: str) -> Reviewer:
+    return Reviewer(_recommender(directory, version))
+
+
+def index(directory: str | None = None) -> Index:
+    directory = directory or active_index_dir()
+    return _index(directory, version_of(directory))
+
+
+def recommender(directory: str | None = None) -> Recommender:
+    directory = directory or active_index_dir()
+    return _recommender(directory, version_of(directory))
+
+
+def reviewer(directory: str | None = None) -> Reviewer:
+    directory = directory or active_index_dir()
+    return _reviewer(directory, version_of(directory))
+
+
+# --------------------------------------------------------------------------- result cards
+
+
+def links(paper: Paper) -> list[tuple[str, str]]:
+    """(label, URL) pairs for a paper: DOI, arXiv and its own http(s) URL."""
+    found = []
+    if paper.doi:
+        found.append((f"DOI {paper.doi}", "https://doi.org/" + quote(paper.doi, safe="/:;")))
+    arxiv = str(paper.extra.get("arxiv") or "")
+    if arxiv:
+        found.append((f"arXiv {arxiv}", "https://arxiv.org/abs/" + quote(arxiv, safe="/.")))
+    url = str(paper.extra.get("url") or "")
+    if re.match(r"https?://[^\s()<>]+$", url):
+        found.append(("Web page", quote(url, safe=":/?&=#%+.,;~@!$*'")))
+    return found
+
+
+def byline(paper: Paper | Recommendation) -> str:
+    authors = paper.authors[:6] + (["et al."] if len(paper.authors) > 6 else [])
+    parts = [", ".join(authors) or "Unknown authors", str(paper.year or ""), paper.venue]
+    return " · ".join(part for part in parts if part)
+
+
+def result_card(rec: Recommendation, paper: Paper, top_score: float, select_key: str | None = None,
+                related: tuple[int, str] | None = None) -> None:
+    """One recommendation: title, byline, score bar, explanation, links; a checkbox when `select_key`."""
+    with st.container(border=True):
+        if select_key:
+            head, tick = st.columns([0.92, 0.08], vertical_alignment="top")
+            tick.checkbox("Select", key=select_key, label_visibility="collapsed", persist_state="session",
+                          help="Select for export")
+        else:
+            head = st.container()
+        head.markdown(f"**{rec.rank}\\. {plain(rec.title or '(untitled)')}**")
+        head.caption(plain(byline(rec)))
+        share = max(rec.score, 0.0) / top_score if top_score > 0 else 0.0
+        st.progress(min(share, 1.0), text=f"Score {rec.score:.2f}")
+        st.markdown(f":small[{plain(rec.explanation)}]")
+        if related:
+            number, sentence = related
+            where = "the title" if number == 0 else f"sentence {number} of the abstract"
+            st.markdown(f":small[**Relates to {where}:** “{plain(sentence)}”]")
+        found = links(paper)
+        if found:
+            st.markdown(":small[" + " · ".join(f"[{plain(label)}]({url})" for label, url in found) + "]")
+        if paper.abstract:
+            with st.expander("Abstract"):
+                st.markdown(plain(paper.abstract))
+
+
+def export_panel(papers: list[Paper], selected: list[Paper], key: str) -> None:
+    """Download the selected papers (or all) as BibTeX, RIS, CSL-JSON or CSV, with a preview."""
+    st.subheader("Export")
+    if not papers:
+        st.caption("Nothing to export yet.")
+        return
+    scope = st.radio("Papers", [f"Selected ({len(selected)})", f"All results ({len(papers)})"],
+                     key=f"{key}_scope", index=0 if selected else 1)
+    chosen = selected if scope.startswith("Selected") else papers
+    label = st.segmented_control("Format", list(EXPORT_FORMATS), default="BibTeX", key=f"{key}_format",
+                                 required=True)
+    if not chosen:
+        st.caption("Tick the box of a result to select it.")
+        return
+    name, file_name, mime, language = EXPORT_FORMATS[label]
+    text = export(chosen, name)
+    st.download_button(f"Download {label}", text, file_name=file_name, mime=mime, type="primary",
+                       icon=":material/download:", key=f"{key}_download", width="stretch")
+    st.caption("BibTeX, RIS and CSL-JSON import into Zotero (File › Import).")
+    with st.expander("Preview"):
+        st.code(text, language=language, height=300)

@@ -1,0 +1,149 @@
+"""Corpus: statistics of the active corpus, switching corpora, and importing a corpus file."""
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages import common
+from recommender import corpora
+from recommender.loaders import CorpusError, LoadResult, load_corpus
+
+PREVIEW_ROWS = 50
+SHOWN_PROBLEMS = 200
+
+
+def choose_corpus(directory: str) -> None:
+    """Switch this session between the default corpus and the imported ones."""
+    default = common.default_index_dir()
+    options = {common.corpus_name(default): default}
+    options.update({name: str(path) for name, path in corpora.list_corpora().items()})
+    names = list(options)
+    current = next((n for n, d in options.items() if Path(d) == Path(directory)), names[0])
+    choice = st.selectbox("Active corpus", names, index=names.index(current),
+                          help="Only this browser session switches; other users keep their corpus.")
+    if options[choice] != directory:
+        common.set_active_index(options[choice])
+        st.rerun()
+
+
+def statistics(index) -> None:
+    years = index.years[index.years > 0]
+    citations = index.graph.in_degree
+    a, b, c, d = st.columns(4)
+    a.metric("Papers", f"{len(index):,}")
+    b.metric("Citation links", f"{index.graph.edge_count:,}")
+    c.metric("Years", f"{years.min()}–{years.max()}" if len(years) else "—")
+    d.metric("Venues", f"{len({v for v in index.venues if v}):,}")
+    left, right = st.columns(2)
+    if len(years):
+        counts = Counter(years.tolist())
+        left.plotly_chart(chart(go.Bar(x=list(counts), y=list(counts.values()), marker_color="#4c78a8"),
+                                "Papers per year", "year", "papers"), key="years")
+    venues = Counter(v for v in index.venues if v).most_common(12)[::-1]
+    if venues:
+        right.plotly_chart(chart(go.Bar(x=[n for _, n in venues], y=[v[:50] for v, _ in venues], orientation="h",
+                                        marker_color="#f58518"), "Top venues", "papers", None), key="venues")
+    left, right = st.columns(2)
+    bins = Counter(np.minimum(citations, 20).tolist())
+    left.plotly_chart(chart(go.Bar(x=[str(k) if k < 20 else "20+" for k in sorted(bins)],
+                                   y=[bins[k] for k in sorted(bins)], marker_color="#54a24b"),
+                            "Citations received within the corpus", "citations", "papers"), key="citations")
+    top = np.argsort(-citations, kind="stable")[:10]
+    right.markdown("**Most cited in this corpus**")
+    right.dataframe({"Title": [index.titles[i] for i in top], "Year": [int(index.years[i]) or None for i in top],
+                     "Cited by": [int(citations[i]) for i in top]}, hide_index=True)
+
+
+def chart(trace, title: str, x_title: str | None, y_title: str | None) -> go.Figure:
+    fig = go.Figure(trace)
+    fig.update_layout(title=title, height=320, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis_title=x_title, yaxis_title=y_title)
+    return fig
+
+
+@st.cache_data(show_spinner="Reading and validating the file…", max_entries=4)
+def read_upload(name: str, data: bytes) -> LoadResult:
+    """Validate an uploaded corpus file with the loader (it needs a path, so the bytes go to a temp file)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(name).name
+        path.write_bytes(data)
+        result = load_corpus(path)
+    result.path = Path(name).name
+    return result
+
+
+def validation_report(result: LoadResult) -> None:
+    st.markdown(f"**{common.plain(result.path)}** ({result.format}): read {result.read:,} records, "
+                f"kept {result.kept:,}, skipped {result.skipped:,}; "
+                f"{len(result.errors):,} errors, {len(result.warnings):,} warnings.")
+    if result.problems:
+        shown = result.problems[:SHOWN_PROBLEMS]
+        st.dataframe({"Where": [p.location for p in shown], "Severity": [p.severity for p in shown],
+                      "Problem": [p.message for p in shown]}, hide_index=True, height=200)
+        if len(result.problems) > SHOWN_PROBLEMS:
+            st.caption(f"The first {SHOWN_PROBLEMS} of {len(result.problems):,} problems are shown.")
+    if result.papers:
+        st.markdown(f"**Preview** (first {min(PREVIEW_ROWS, result.kept)} papers)")
+        rows = result.papers[:PREVIEW_ROWS]
+        st.dataframe({"ID": [p.id for p in rows], "Title": [p.title for p in rows],
+                      "Authors": ["; ".join(p.authors) for p in rows], "Year": [p.year for p in rows],
+                      "Venue": [p.venue for p in rows], "References": [len(p.references) for p in rows]},
+                     hide_index=True, height=260)
+
+
+def build(result: LoadResult, directory: str) -> None:
+    """Create or extend a corpus from the validated papers; on failure the active corpus stays as it was."""
+    user_corpus = corpora.is_user_corpus(Path(directory))
+    actions = ["Create a new corpus from this file",
+               "Add to the active corpus" if user_corpus else "New corpus: the active corpus plus this file"]
+    action = st.radio("What to build", actions, key="imp_action")
+    extend_in_place = action == actions[1] and user_corpus
+    name = st.text_input("Name of the new corpus", value=Path(result.path).name.split(".")[0], key="imp_name",
+                         disabled=extend_in_place)
+    if not st.button("Build index", type="primary", icon=":material/build:"):
+        return
+    st.caption("Leaving the page or pressing Stop cancels the build; the active corpus is then unchanged.")
+    try:
+        with common.progress("Building the index") as report:
+            if extend_in_place:
+                added = corpora.extend_corpus(Path(directory), result.papers, on_progress=report)
+                target, message = directory, f"Added {added:,} new papers to {Path(directory).name}."
+            else:
+                base = common.index(directory) if action == actions[1] else None
+                target = str(corpora.create_corpus(name, result.papers, base=base, on_progress=report))
+                message = f"Built corpus {Path(target).name}; it is now your active corpus."
+    except Exception as exc:  # any failure must leave the active corpus in place and say why
+        st.error(f"The import failed and the active corpus is unchanged: {exc}")
+        return
+    common.set_active_index(target)
+    st.session_state["corpus_message"] = message
+    st.rerun()
+
+
+directory = common.active_index_dir()
+st.title("Corpus")
+choose_corpus(directory)
+if message := st.session_state.pop("corpus_message", None):
+    st.success(message)
+statistics(common.index(directory))
+
+st.header("Import papers")
+st.caption("JSONL (one paper per line), BibTeX or CSL-JSON, optionally gzipped.")
+upload = st.file_uploader("Corpus file", type=["jsonl", "ndjson", "json", "bib", "bibtex", "gz"], key="imp_file")
+if upload is None:
+    st.stop()
+try:
+    loaded = read_upload(upload.name, upload.getvalue())
+except CorpusError as exc:
+    st.error(str(exc))
+    st.stop()
+validation_report(loaded)
+if not loaded.papers:
+    st.error("No usable paper in this file; fix the problems above and upload it again.")
+    st.stop()
+build(loaded, directory)

@@ -1,0 +1,121 @@
+"""Recommend: paste a draft (title + abstract) or a passage with [CIT]; get citations to add."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import streamlit as st
+
+from pages import common
+from recommender.pipeline import DEFAULT_DIVERSITY
+from recommender.user_input import MODES, prepare
+
+MODE_LABELS = {"auto": "Detect", "draft": "Title + abstract", "passage": "Passage with [CIT]"}
+MAX_VENUES = 300
+
+
+def apply_deep_link() -> bool:
+    """Fill the form from ?title=&abstract= or ?context= once per session; True when a query came in."""
+    if st.session_state.get("deep_link_seen"):
+        return False
+    st.session_state["deep_link_seen"] = True
+    params = st.query_params
+    if not any(params.get(name) for name in ("title", "abstract", "context")):
+        return False
+    st.session_state["q_title"] = params.get("title", "")
+    st.session_state["q_text"] = params.get("context") or params.get("abstract", "")
+    st.session_state["q_mode"] = "passage" if params.get("context") else "auto"
+    return True
+
+
+def share_link(query) -> None:
+    """Put the query in the URL so that it can be shared."""
+    fields = {"title": query.title, "context": query.context} if query.is_local else \
+        {"title": query.title, "abstract": query.abstract}
+    st.query_params.from_dict({k: v for k, v in fields.items() if v})
+
+
+def query_form(index) -> bool:
+    """The form; True when it was submitted."""
+    years = sorted({int(y) for y in index.years if y > 0})
+    venues = [v for v, _ in Counter(v for v in index.venues if v).most_common(MAX_VENUES)]
+    with st.form("query_form", border=False):
+        st.text_input("Title", key="q_title", persist_state="session",
+                      placeholder="Title of your draft (optional in passage mode)")
+        st.text_area("Abstract or passage", key="q_text", height=150, persist_state="session",
+                     placeholder="Paste your abstract, or a passage with [CIT] where a citation belongs.")
+        st.session_state.setdefault("q_mode", "auto")
+        st.segmented_control("Mode", MODES, format_func=MODE_LABELS.get, key="q_mode", required=True,
+                             persist_state="session",
+                             help="Detect: passage mode when the text contains [CIT], else title + abstract.")
+        k_col, div_col = st.columns(2)
+        k_col.slider("Results", 5, 50, 10, step=5, key="q_k", persist_state="session")
+        div_col.slider("Author diversity", 0.0, 2.0, DEFAULT_DIVERSITY, step=0.1, key="q_diversity",
+                       persist_state="session", help="0 = plain ranking; higher values spread results over more authors.")
+        if len(years) > 1:
+            st.slider("Years", years[0], years[-1], (years[0], years[-1]), key="q_years", persist_state="session")
+        st.multiselect("Venues", venues, key="q_venues", persist_state="session", placeholder="All venues")
+        return st.form_submit_button("Recommend", type="primary", icon=":material/search:")
+
+
+def run_query(directory: str, index) -> None:
+    """Prepare the query from the form, run it, and keep the results in the session."""
+    years = st.session_state.get("q_years")
+    low, high = (years if years else (None, None))
+    known = [int(y) for y in index.years if y > 0]
+    prepared = prepare(st.session_state.get("q_title", ""), st.session_state.get("q_text", ""),
+                       st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", 10),
+                       diversity=st.session_state.get("q_diversity", DEFAULT_DIVERSITY),
+                       venues=list(st.session_state.get("q_venues") or []),
+                       year_min=low if known and low is not None and low > min(known) else None,
+                       year_max=high if known and high is not None and high < max(known) else None)
+    if not prepared.query.main_text:
+        st.session_state.pop("results", None)
+        return
+    engine = common.recommender(directory)
+    started = time.perf_counter()
+    recs = engine.recommend(prepared.query)
+    elapsed = time.perf_counter() - started
+    papers = engine.index.papers([engine.index.position[r.paper_id] for r in recs])
+    st.session_state["results"] = {"directory": directory, "version": common.version_of(directory),
+                                   "query": prepared.query, "mode": prepared.mode, "notices": prepared.notices,
+                                   "recs": recs, "papers": papers, "seconds": elapsed}
+    share_link(prepared.query)
+
+
+def show_results(results: dict) -> None:
+    for notice in results["notices"]:
+        st.warning(notice, icon="✂️")
+    recs, papers = results["recs"], results["papers"]
+    mode = "passage with [CIT]" if results["mode"] == "passage" else "title + abstract"
+    if not recs:
+        st.info("No paper matches this text and these filters. Try fewer filters or other words.")
+        return
+    st.subheader(f"{len(recs)} recommendations")
+    st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
+    st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
+    top = max(r.score for r in recs)
+    for rec, paper in zip(recs, papers):
+        common.result_card(rec, paper, top, select_key=f"sel:{rec.paper_id}")
+    with st.sidebar:
+        selected = [p for p in papers if st.session_state.get(f"sel:{p.id}")]
+        common.export_panel(papers, selected, key="rec_export")
+
+
+directory = common.active_index_dir()
+index = common.index(directory)
+deep_linked = apply_deep_link()
+st.title("Find citations for your draft")
+st.caption(f"Corpus: {common.corpus_name(directory)} · {len(index):,} papers")
+form_col, results_col = st.columns([2, 3], gap="large")
+with form_col:
+    submitted = query_form(index)
+with results_col:
+    if submitted or deep_linked:
+        run_query(directory, index)
+    results = st.session_state.get("results")
+    if results and results["directory"] == directory:
+        show_results(results)
+    else:
+        st.info("Paste a title and abstract, or a passage with [CIT], then press **Recommend**.", icon="✍️")
+        common.recommender(directory)  # load the model while the user types, so the first query is fast

@@ -1,0 +1,78 @@
+"""Reviewer check: which relevant papers does a submission fail to cite?"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import common
+from recommender.reviewer import parse_references
+from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
+
+
+def reference_text(upload, pasted: str) -> str:
+    """The uploaded reference file's text, else the pasted lines."""
+    if upload is not None:
+        return upload.getvalue().decode("utf-8", errors="replace")
+    return pasted
+
+
+def run_check(directory: str, upload) -> None:
+    notices: list[str] = []
+    title = clip(st.session_state.get("rv_title", ""), MAX_TITLE_CHARS, "title", notices)
+    abstract = clip(st.session_state.get("rv_abstract", ""), MAX_TEXT_CHARS, "abstract", notices)
+    if not (title or abstract):
+        st.session_state.pop("review", None)
+        st.info("Paste the submission's title and abstract, add its reference list, then press **Check**.",
+                icon="✍️")
+        return
+    references = parse_references(reference_text(upload, st.session_state.get("rv_refs", "")))
+    with st.spinner("Checking the references…"):
+        report = common.reviewer(directory).review(title, abstract, references, k=st.session_state["rv_k"])
+    index = common.index(directory)
+    papers = index.papers([index.position[m.recommendation.paper_id] for m in report.missing])
+    st.session_state["review"] = {"directory": directory, "report": report, "papers": papers, "notices": notices}
+
+
+def show_report(review: dict) -> None:
+    for notice in review["notices"]:
+        st.warning(notice, icon="✂️")
+    report, index = review["report"], common.index(review["directory"])
+    found, total = sum(1 for ids in report.matches if ids), len(report.references)
+    a, b, c = st.columns(3)
+    a.metric("References read", total)
+    b.metric("Found in the corpus (removed)", found)
+    c.metric("Likely missing", len(report.missing))
+    if not report.references:
+        st.caption("No reference list was given, so nothing was removed.")
+    with st.expander(f"Already cited: {len(report.cited)} corpus papers"):
+        for pid in sorted(report.cited, key=lambda p: index.titles[index.position[p]]):
+            st.text(index.titles[index.position[pid]])
+    if report.unmatched:
+        with st.expander(f"References not in the corpus: {len(report.unmatched)}"):
+            for item in report.unmatched:
+                st.text(item.raw if len(item.raw) < 300 else item.raw[:300] + "…")
+    st.subheader("Likely missing citations")
+    if not report.missing:
+        st.success("Every relevant paper the corpus holds is already cited.")
+    top = max((m.recommendation.score for m in report.missing), default=0.0)
+    for missing, paper in zip(report.missing, review["papers"]):
+        common.result_card(missing.recommendation, paper, top, related=(missing.sentence_number, missing.sentence))
+
+
+directory = common.active_index_dir()
+st.title("Reviewer check")
+st.caption(f"Find papers of the corpus ({common.corpus_name(directory)}) that a submission does not cite.")
+with st.form("review_form", border=False):
+    st.text_input("Submission title", key="rv_title", persist_state="session")
+    st.text_area("Submission abstract", key="rv_abstract", height=150, persist_state="session")
+    upload_tab, paste_tab = st.tabs(["Upload reference list", "Paste references"])
+    upload = upload_tab.file_uploader("BibTeX (.bib) or text file, one reference per line",
+                                      type=["bib", "bibtex", "txt"], key="rv_upload")
+    paste_tab.text_area("One reference per line (or BibTeX entries)", key="rv_refs", height=150,
+                        persist_state="session")
+    st.slider("Suggestions", 5, 50, 10, step=5, key="rv_k", persist_state="session")
+    checked = st.form_submit_button("Check", type="primary", icon=":material/fact_check:")
+if checked:
+    run_check(directory, upload)
+review = st.session_state.get("review")
+if review and review["directory"] == directory:
+    show_report(review)
