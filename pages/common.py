@@ -11,10 +11,11 @@ import streamlit as st
 
 from recommender import corpora
 from recommender.demo import ensure_demo_index
+from recommender.encoders import get_encoder
 from recommender.export import export
 from recommender.index import Index
 from recommender.paper import Paper
-from recommender.query import Recommendation
+from recommender.query import Query, Recommendation
 from recommender.recommender import Recommender
 from recommender.reviewer import Reviewer
 
@@ -96,7 +97,9 @@ def _index(directory: str, version: str) -> Index:
 @st.cache_resource(show_spinner="Loading the language model (first start only)…", max_entries=8)
 def _recommender(directory: str, version: str) -> Recommender:
     recommender = Recommender(_index(directory, version))
-    recommender.encoder.encode(["warm-up"])  # the first call of a model is slow
+    recommender.recommend(Query(title="warm-up"))  # first calls of the models are slow: pay them now
+    if recommender.multilingual_available:
+        get_encoder("multilingual").encode(["warm-up"])
     return recommender
 
 

@@ -19,7 +19,8 @@ def methods_of(data: object) -> dict[str, dict[str, float]]:
     found = {}
     for name, metrics in data.items():
         if isinstance(metrics, dict):
-            numeric = {k: float(v) for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            numeric = {k: float(v) for k, v in metrics.items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
             if numeric:
                 found[str(name)] = numeric
     return found
@@ -45,7 +46,8 @@ def summary_chart(methods: dict[str, dict[str, float]]) -> go.Figure:
 def curve_chart(methods: dict[str, dict[str, float]], family: str) -> go.Figure:
     fig = go.Figure()
     for name, metrics in methods.items():
-        points = sorted((int(m.group(2)), v) for k, v in metrics.items() if (m := _AT_RE.match(k)) and m.group(1) == family)
+        points = sorted((int(m.group(2)), v) for k, v in metrics.items()
+                        if (m := _AT_RE.match(k)) and m.group(1) == family)
         if points:
             fig.add_trace(go.Scatter(x=[k for k, _ in points], y=[v for _, v in points], name=name,
                                      mode="lines+markers"))

@@ -51,7 +51,8 @@ def query_form(index) -> bool:
         k_col, div_col = st.columns(2)
         k_col.slider("Results", 5, 50, 10, step=5, key="q_k", persist_state="session")
         div_col.slider("Author diversity", 0.0, 2.0, DEFAULT_DIVERSITY, step=0.1, key="q_diversity",
-                       persist_state="session", help="0 = plain ranking; higher values spread results over more authors.")
+                       persist_state="session",
+                       help="0 = plain ranking; higher values spread the results over more authors.")
         if len(years) > 1:
             st.slider("Years", years[0], years[-1], (years[0], years[-1]), key="q_years", persist_state="session")
         st.multiselect("Venues", venues, key="q_venues", persist_state="session", placeholder="All venues")

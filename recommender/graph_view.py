@@ -6,6 +6,7 @@ from collections import Counter
 
 import networkx as nx
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from .index import Index
 from .query import Recommendation
@@ -16,11 +17,12 @@ QUERY = "query"
 KIND_STYLE = {  # legend label, marker symbol, base size
     "recommended": ("Recommended", "circle", 14),
     "shared": ("Shared by several recommendations", "diamond", 9),
-    "neighbour": ("One-hop neighbour", "circle-open", 7),
+    "neighbour": ("One-hop neighbour", "triangle-up", 8),
 }
 CLUSTER_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
                    "#eeca3b", "#79706e"]
-NO_CLUSTER = "#c7c7c7"
+UNKNOWN_COLOUR = "#c7c7c7"
+YEAR_SCALE = "Viridis"
 
 
 def citation_graph(index: Index, recommendations: list[Recommendation], one_hop: bool = False,
@@ -99,42 +101,58 @@ def hover_text(data: dict) -> str:
     return "<br>".join(line for line in lines if line)
 
 
+def node_colours(graph: nx.DiGraph, color_by: str) -> tuple[dict, tuple[int, int] | None]:
+    """A colour per paper node (grey when unknown), and the year range when colouring by year."""
+    papers = [n for n in graph if n != QUERY]
+    if color_by == "authors":
+        clusters = author_clusters(graph)
+        return {n: CLUSTER_COLOURS[clusters[n] % len(CLUSTER_COLOURS)] if n in clusters else UNKNOWN_COLOUR
+                for n in papers}, None
+    years = [graph.nodes[n]["year"] for n in papers if graph.nodes[n].get("year")]
+    if not years:
+        return {n: UNKNOWN_COLOUR for n in papers}, None
+    low, high = min(years), max(years)
+    colours = {}
+    for n in papers:
+        year = graph.nodes[n].get("year")
+        colours[n] = sample_colorscale(YEAR_SCALE, (year - low) / max(high - low, 1))[0] if year else UNKNOWN_COLOUR
+    return colours, (low, high)
+
+
+def _edge_trace(graph: nx.DiGraph, pos: dict, kind: str, colour: str, dash: str) -> go.Scatter:
+    xs, ys = [], []
+    for a, b, edge_kind in graph.edges(data="kind"):
+        if edge_kind == kind:
+            xs += [pos[a][0], pos[b][0], None]
+            ys += [pos[a][1], pos[b][1], None]
+    return go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
+                      line=dict(color=colour, width=1.2, dash=dash))
+
+
 def figure(graph: nx.DiGraph, color_by: str = "year", height: int = 620) -> go.Figure:
     """A plotly figure of `citation_graph`'s output; `color_by` is "year" or "authors"."""
     pos = layout(graph)
-    fig = go.Figure()
-    for kind, colour, width, dash in ((QUERY, "rgba(120,120,120,0.25)", 1, "dot"), ("cites", "rgba(90,90,90,0.55)", 1.2, "solid")):
-        xs, ys = [], []
-        for a, b, data in graph.edges(data=True):
-            if data["kind"] == kind:
-                xs += [pos[a][0], pos[b][0], None]
-                ys += [pos[a][1], pos[b][1], None]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-                                 line=dict(color=colour, width=width, dash=dash)))
-    clusters = author_clusters(graph) if color_by == "authors" else {}
-    years = [d["year"] for _, d in graph.nodes(data=True) if d.get("year")]
+    colours, years = node_colours(graph, color_by)
+    fig = go.Figure([_edge_trace(graph, pos, QUERY, "rgba(120,120,120,0.3)", "dot"),
+                     _edge_trace(graph, pos, "cites", "rgba(80,80,80,0.55)", "solid")])
     for kind, (label, symbol, base) in KIND_STYLE.items():
-        nodes = [n for n, d in graph.nodes(data=True) if d["kind"] == kind]
-        if not nodes:
-            continue
+        nodes = [n for n, node_kind in graph.nodes(data="kind") if node_kind == kind]
         data = [graph.nodes[n] for n in nodes]
-        marker = dict(symbol=symbol, size=[base + 22 * d.get("weight", 0.0) for d in data],
-                      line=dict(width=1, color="white" if kind != "neighbour" else None))
-        if color_by == "authors":
-            marker["color"] = [CLUSTER_COLOURS[clusters[n] % len(CLUSTER_COLOURS)] if n in clusters else NO_CLUSTER
-                               for n in nodes]
-        else:
-            marker.update(color=[d.get("year") or None for d in data], colorscale="Viridis",
-                          cmin=min(years, default=0), cmax=max(years, default=1),
-                          showscale=kind == "recommended", colorbar=dict(title="Year", thickness=12))
         fig.add_trace(go.Scatter(
-            x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text" if kind == "recommended" else "markers",
-            name=label, marker=marker, text=[str(d.get("rank", "")) for d in data], textposition="middle center",
+            x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], name=label,
+            mode="markers+text" if kind == "recommended" else "markers",
+            marker=dict(symbol=symbol, color=[colours[n] for n in nodes], line=dict(width=1, color="white"),
+                        size=[base + 22 * d.get("weight", 0.0) for d in data]),
+            text=[str(d.get("rank", "")) for d in data], textposition="middle center",
             textfont=dict(size=9, color="white"), hovertext=[hover_text(d) for d in data], hoverinfo="text"))
     fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", name="Your query", text=["Your query"],
                              textposition="top center", hoverinfo="skip",
                              marker=dict(symbol="star", size=22, color="#222", line=dict(width=1, color="white"))))
+    if years:  # an invisible trace that only draws the colour bar
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+                                 marker=dict(colorscale=YEAR_SCALE, cmin=years[0], cmax=years[1], color=[years[0]],
+                                             showscale=True, colorbar=dict(title="Year", thickness=12))))
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), hovermode="closest",
                       plot_bgcolor="white", legend=dict(orientation="h", y=-0.02),
-                      xaxis=dict(visible=False), yaxis=dict(visible=False, scaleanchor="x"))
+                      xaxis=dict(visible=False), yaxis=dict(visible=False))
     return fig

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .encoders import get_encoder
 from .paper import Paper
 from .query import Query, Recommendation
 from .recommender import Recommender
@@ -69,15 +70,20 @@ class Reviewer:
         cited = set().union(*matches) if matches else set()
         query = Query(title=title, abstract=abstract, k=k, exclude=cited, diversity=diversity)
         recommendations = self.recommender.recommend(query)
-        return ReviewReport(references, matches, self._relate(recommendations, title, abstract))
+        multilingual = self.recommender.route(query).field == "multilingual"
+        return ReviewReport(references, matches, self._relate(recommendations, title, abstract, multilingual))
 
-    def _relate(self, recommendations: list[Recommendation], title: str, abstract: str) -> list[MissingCitation]:
+    def _relate(self, recommendations: list[Recommendation], title: str, abstract: str,
+                multilingual: bool) -> list[MissingCitation]:
+        """Each recommendation with the sentence whose embedding is closest to the paper's."""
         sentences = submission_sentences(title, abstract)
         if not recommendations or not sentences:
             return []
-        vectors = self.recommender.encoder.encode([text for _, text in sentences])
         index = self.recommender.index
-        papers = np.asarray(index.dense[[index.position[r.paper_id] for r in recommendations]])
+        encoder = get_encoder("multilingual") if multilingual else self.recommender.encoder
+        matrix = index.multilingual if multilingual else index.dense
+        vectors = encoder.encode([text for _, text in sentences])
+        papers = np.asarray(matrix[[index.position[r.paper_id] for r in recommendations]])
         similarity = papers @ vectors.T
         best = similarity.argmax(axis=1)
         return [MissingCitation(rec, sentences[j][1], sentences[j][0], float(similarity[i, j]))

@@ -8,6 +8,7 @@ import pytest
 
 from recommender.index import build_index
 from recommender.paper import Paper
+from recommender.recommender import Recommender
 
 from small_corpus import small_corpus
 
@@ -32,6 +33,21 @@ def small_index(tmp_path_factory, corpus_records) -> Path:
     root = tmp_path_factory.mktemp("index") / "small"
     build_index([Paper.from_dict(r) for r in corpus_records], root, multilingual=True, progress_bar=False)
     return root
+
+
+@pytest.fixture(scope="session")
+def small_recommender(small_index) -> Recommender:
+    """A recommender over `small_index`, loaded once per session."""
+    return Recommender.load(small_index)
+
+
+@pytest.fixture
+def app_env(small_index, tmp_path, monkeypatch) -> Path:
+    """Point the web app at `small_index`, with imported corpora in a fresh folder (returned)."""
+    corpora = tmp_path / "corpora"
+    monkeypatch.setenv("CITREC_INDEX", str(small_index))
+    monkeypatch.setenv("CITREC_CORPORA", str(corpora))
+    return corpora
 
 
 def shared_data(name: str) -> Path:
