@@ -179,8 +179,9 @@ def export_panel(papers: list[Paper], selected: list[Paper], key: str) -> None:
     if not papers:
         st.caption("Nothing to export yet.")
         return
+    # no key: a new selection count makes a new widget, which defaults to the selection again
     scope = st.radio("Papers", [f"Selected ({len(selected)})", f"All results ({len(papers)})"],
-                     key=f"{key}_scope", index=0 if selected else 1)
+                     index=0 if selected else 1)
     chosen = selected if scope.startswith("Selected") else papers
     label = st.segmented_control("Format", list(EXPORT_FORMATS), default="BibTeX", key=f"{key}_format",
                                  required=True)

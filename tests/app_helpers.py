@@ -1,0 +1,31 @@
+"""Helpers for the AppTest tests of the web app."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 120  # the first run loads the language models
+
+
+def open_app(page: str | None = None, **params: str) -> AppTest:
+    """Run the app once (with URL query parameters), then switch to `page` ("pages/x.py") if given."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(params)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(at: AppTest, title: str, text: str, **widgets) -> AppTest:
+    """Fill the Recommend form (widgets by key, e.g. q_diversity=0.0) and press Recommend."""
+    at.text_input(key="q_title").input(title)
+    at.text_area(key="q_text").input(text)
+    for key, value in widgets.items():
+        at.slider(key=key).set_value(value)
+    at.button(key="FormSubmitter:query_form-Recommend").click().run()
+    assert not at.exception, at.exception
+    return at

@@ -1,0 +1,64 @@
+"""The Corpus page: statistics, validation of uploads, and imports that never touch the active index on failure."""
+import json
+
+from app_helpers import open_app
+from recommender.index import Index
+
+PAGE = "pages/corpus.py"
+NEW = [{"id": "law1", "title": "Citation recommendation for court decisions", "abstract": "Judges cite precedents; "
+        "we recommend them from the text of a draft decision.", "authors": ["Ruth Law"], "year": 2016,
+        "venue": "ICAIL", "references": ["cite0"]},
+       {"id": "law2", "title": "Retrieving statutes for legal questions", "authors": ["Ruth Law", "Tom Judge"],
+        "year": 2017, "venue": "ICAIL", "references": ["law1"]}]
+JSONL = "\n".join(json.dumps(r) for r in NEW).encode()
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_statistics_of_the_active_corpus(app_env):
+    at = open_app(PAGE)
+    assert metric(at, "Papers") == "24" and metric(at, "Years") == "2010–2015" and metric(at, "Venues") == "4"
+    assert len(at.get("plotly_chart")) == 3
+    assert "Title" in at.dataframe[0].value.columns
+
+
+def test_a_malformed_upload_shows_the_loaders_errors_and_changes_nothing(app_env, small_index):
+    before = (small_index / "CURRENT").read_text()
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("broken.jsonl", b'{"id": "a", "title": \n[1, 2]\n', "text/plain"))
+    at.run()
+    assert any("No usable paper" in e.value for e in at.error)
+    problems = at.dataframe[-1].value
+    assert list(problems["Where"]) == ["line 1", "line 2"] and all(problems["Problem"])
+    assert not at.button  # nothing to build
+    assert (small_index / "CURRENT").read_text() == before and not app_env.exists()
+    assert "corpus_dir" not in at.session_state
+
+
+def test_a_failed_build_reports_the_error_and_keeps_the_active_corpus(app_env, small_index):
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.text_input(key="imp_name").input("!!!")
+    at.button[0].click().run()
+    assert any("The import failed and the active corpus is unchanged" in e.value for e in at.error)
+    assert "corpus_dir" not in at.session_state and metric(at, "Papers") == "24"
+
+
+def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_env, small_index):
+    before = (small_index / "CURRENT").read_text()
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    assert "read 2 records, kept 2" in " ".join(m.value for m in at.markdown)
+    assert list(at.dataframe[-1].value["Title"]) == [r["title"] for r in NEW]
+    at.radio(key="imp_action").set_value("New corpus: the active corpus plus this file")
+    at.text_input(key="imp_name").input("Law and citations")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["corpus_dir"] == str(app_env / "law-and-citations")
+    assert any("Built corpus law-and-citations" in s.value for s in at.success)
+    assert metric(at, "Papers") == "26"
+    assert (small_index / "CURRENT").read_text() == before and len(Index.load(small_index)) == 24
+    at.switch_page("pages/recommend.py").run()
+    assert "law-and-citations · 26 papers" in at.caption[0].value

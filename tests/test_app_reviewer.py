@@ -1,0 +1,52 @@
+"""The Reviewer check page: cited papers (pasted lines or an uploaded .bib) are removed from the suggestions."""
+from app_helpers import open_app
+
+PAGE = "pages/reviewer_check.py"
+TITLE = "Recommending citations for scientific drafts"
+ABSTRACT = ("We suggest references for a draft paper from its abstract. "
+            "Candidates are expanded through the citation graph of their nearest neighbours.")
+LINES = ("[1] A. Lovelace and A. Turing. 2010. Neural citation recommendation from paper abstracts. In JCDL.\n"
+         "[2] A. Lovelace. 2012. Something. doi:10.9999/cite.2\n")
+BIB = b"""@inproceedings{lovelace2010, title = {Neural Citation Recommendation from Paper Abstracts}, year = 2010}
+@article{x, title = {Whatever}, doi = {10.9999/cite.2}}
+@misc{gone, title = {A paper this corpus does not hold}}
+"""
+
+
+def check(at, title=TITLE, abstract=ABSTRACT):
+    at.text_input(key="rv_title").input(title)
+    at.text_area(key="rv_abstract").input(abstract)
+    at.button(key="FormSubmitter:review_form-Check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def suggested(at) -> list[str]:
+    return [m.recommendation.paper_id for m in at.session_state["review"]["report"].missing]
+
+
+def test_pasted_references_are_removed_from_the_suggestions(app_env):
+    at = open_app(PAGE)
+    before = suggested(check(at))
+    assert {"cite0", "cite2"} <= set(before)
+    at.text_area(key="rv_refs").input(LINES)
+    after = suggested(check(at))
+    assert not {"cite0", "cite2"} & set(after) and after
+    assert [m.value for m in at.metric] == ["2", "2", str(len(after))]
+    assert any("Relates to sentence" in m.value for m in at.markdown)
+    assert "Neural citation recommendation from paper abstracts" in [t.value for t in at.text]
+
+
+def test_an_uploaded_bib_file_is_matched_by_title_and_doi(app_env):
+    at = open_app(PAGE)
+    at.file_uploader(key="rv_upload").set_value(("refs.bib", BIB, "application/x-bibtex"))
+    at = check(at)
+    assert not {"cite0", "cite2"} & set(suggested(at))
+    assert [m.value for m in at.metric][:2] == ["3", "2"]
+    assert any("@misc{gone" in t.value for t in at.text)  # listed as not in the corpus
+
+
+def test_an_empty_submission_gets_a_gentle_prompt(app_env):
+    at = check(open_app(PAGE), title="", abstract=" ")
+    assert not at.error and "review" not in at.session_state
+    assert any("Paste the submission's title and abstract" in i.value for i in at.info)
