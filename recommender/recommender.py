@@ -9,7 +9,7 @@ import numpy as np
 from . import explain
 from .encoders import get_encoder
 from .index import ANNOY_TREES, Index
-from .language import LanguageInfo, detect_language, separate_scripts
+from .language import LanguageInfo, cross_language_terms, detect_language
 from .paper import Paper
 from .pipeline import DEFAULT, PipelineConfig
 from .query import Query, Recommendation
@@ -63,6 +63,14 @@ def _scaled(values: np.ndarray) -> np.ndarray:
     return values / top if top > 0 else np.zeros_like(values)
 
 
+def _lexical_text(route: Route | None):
+    """What BM25 sees of the query: the text itself, or for a multilingual route only the terms an English index
+    can share with it ("基于BERT的引文推荐" -> "基于 BERT 的引文推荐"; the query language's stop words dropped)."""
+    if route is None or not route.multilingual:
+        return str
+    return lambda text: cross_language_terms(text, route.language.code)
+
+
 def _top(scores: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
     masked = np.where(allowed, scores, -np.inf)
     n = min(n, int(allowed.sum()))
@@ -108,8 +116,8 @@ class Recommender:
         return mask
 
     # -- signals -------------------------------------------------------------------------------
-    def lexical_scores(self, query: Query, config: PipelineConfig, field: str = "dense") -> np.ndarray:
-        prepare = separate_scripts if field == "multilingual" else str  # "基于BERT的" -> "基于 BERT 的"
+    def lexical_scores(self, query: Query, config: PipelineConfig, route: Route | None = None) -> np.ndarray:
+        prepare = _lexical_text(route)
         scores = _scaled(self.index.lexical.scores(prepare(query.main_text)))
         if query.is_local and query.global_text and config.global_weight > 0:
             scores = scores + config.global_weight * _scaled(self.index.lexical.scores(prepare(query.global_text)))
@@ -168,7 +176,7 @@ class Recommender:
         route = self.route(query, config)
         field = route.field
         pools = []
-        lexical = self.lexical_scores(query, config, field) if config.lexical else None
+        lexical = self.lexical_scores(query, config, route) if config.lexical else None
         if lexical is not None:
             pools.append(_top(lexical, allowed, config.pool))
         vector = self.query_vector(query, config, field) if config.dense else None
@@ -252,7 +260,7 @@ class Recommender:
         """The top `query.k` papers with score components and an explanation each."""
         ranking = self.rank(query, config)
         papers = self.index.papers(ranking.positions)
-        query_text = separate_scripts(query.main_text) if ranking.route.multilingual else query.main_text
+        query_text = _lexical_text(ranking.route)(query.main_text)
         weights = self.index.lexical.term_weights(query_text)
         surface = explain.surface_words(query_text)
         results = []

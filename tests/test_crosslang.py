@@ -92,3 +92,23 @@ def test_index_without_multilingual_field_still_answers(tmp_path, corpus_records
     results = recommender.recommend(query)
     assert len(results) == 3
     assert recommender.rank(query).route.warning == NO_MULTILINGUAL_FIELD
+
+
+def test_multilingual_field_build_reports_progress_resumes_and_survives_additions(tmp_path, corpus_records):
+    """index --multilingual: progress for both encoders, cached vectors reused, the field kept by additions."""
+    from recommender.index import Index, add_to_index
+
+    root, papers = tmp_path / "ml", [Paper.from_dict(r) for r in corpus_records]
+    stages = []
+    build_index(papers[:8], root, multilingual=True, progress_bar=False,
+                on_progress=lambda stage, done, total: stages.append((stage, done, total)))
+    assert ("embedding (use-multilingual-v3)", 8, 8) in stages
+    assert ("nearest-neighbour index (multilingual)", 0, 1) in stages
+    stages.clear()  # a rebuild (or a resumed build) embeds only what the cache lacks
+    build_index(papers[:10], root, multilingual=True, progress_bar=False,
+                on_progress=lambda stage, done, total: stages.append((stage, done, total)))
+    assert ("embedding (use-multilingual-v3)", 2, 2) in stages
+    add_to_index(papers[10:12], root, progress_bar=False)
+    index = Index.load(root)
+    assert index.manifest["multilingual"] and index.multilingual.shape == (12, 512)
+    index.close()
