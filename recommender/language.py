@@ -252,3 +252,19 @@ def script_matches(code: str, script: str) -> bool:
     """Whether a language is written in the script (for the scripts the model is asked about)."""
     languages = _NON_LATIN_LANGUAGES.get(script)
     return True if languages is None else code in languages
+
+
+def corpus_languages(texts: list[str], sample: int = 500) -> dict[str, float]:
+    """Share of each language among (an evenly spaced sample of) a corpus's texts, largest first.
+
+    For the app's "this corpus is English only" note: `corpus_languages(recommender.index.titles)`.
+    """
+    if not texts:
+        return {}
+    step = max(1, len(texts) // sample)
+    picked = texts[::step][:sample]
+    counts: dict[str, int] = {}
+    for text in picked:
+        code = detect_language(text).code
+        counts[code] = counts.get(code, 0) + 1
+    return {code: n / len(picked) for code, n in sorted(counts.items(), key=lambda item: -item[1])}

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from recommender.language import LanguageInfo, detect_language, script_words, separate_scripts
+from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
+                                  separate_scripts)
 from recommender.pipeline import DEFAULT
 from recommender.query import Query
 from recommender.recommender import NO_MULTILINGUAL_FIELD, Recommender
@@ -117,3 +118,18 @@ def test_detect_uses_the_passage_in_local_mode():
                   context="基于BERT的引文推荐 [CIT]")
     assert recommender.detect(query).code == "zh"
     assert recommender.detect(Query(title="Zitationsempfehlung mit neuronalen Netzen")).code == "de"
+
+
+def test_cross_language_terms_keep_what_an_english_index_can_match():
+    german = "Es wurde gezeigt, dass die Methode mit BM25 und dem IBM-Modell arbeitet [CIT]."
+    kept = cross_language_terms(german, "de").split()
+    assert {"BM25", "IBM-Modell", "Methode"} <= set(kept)
+    assert not {"Es", "dass", "die", "mit", "und", "dem"} & set(kept)
+    assert cross_language_terms("基于BERT的引文推荐", "zh") == "基于 BERT 的引文推荐"
+
+
+def test_corpus_languages():
+    assert corpus_languages([]) == {}
+    assert corpus_languages(["Deep residual learning for image recognition", "Attention is all you need"]) == {"en": 1.0}
+    shares = corpus_languages(["基于深度学习的引文推荐", "Deep residual learning for image recognition"])
+    assert shares == {"zh": 0.5, "en": 0.5}
