@@ -75,7 +75,7 @@ def active_index_dir() -> str:
 def set_active_index(directory: str | Path) -> None:
     """Switch this session to another corpus; results of the old one are dropped."""
     st.session_state["corpus_dir"] = str(directory)
-    for key in ("results", "review", "q_years", "q_venues"):
+    for key in ("results", "review"):
         st.session_state.pop(key, None)
 
 

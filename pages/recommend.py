@@ -10,7 +10,7 @@ from pages import common
 from recommender.pipeline import DEFAULT_DIVERSITY
 from recommender.user_input import MODES, prepare
 
-MODE_LABELS = {"auto": "Detect", "draft": "Title + abstract", "passage": "Passage with [CIT]"}
+MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300
 
 
@@ -35,10 +35,20 @@ def share_link(query) -> None:
     st.query_params.from_dict({k: v for k, v in fields.items() if v})
 
 
+def drop_stale_filters(years: list[int], venues: list[str]) -> None:
+    """Forget filter values the corpus cannot offer (after a switch of corpus), before the widgets exist."""
+    chosen = st.session_state.get("q_years")
+    if chosen and not (len(years) > 1 and years[0] <= chosen[0] <= chosen[1] <= years[-1]):
+        del st.session_state["q_years"]
+    if any(v not in venues for v in st.session_state.get("q_venues") or []):
+        st.session_state["q_venues"] = [v for v in st.session_state["q_venues"] if v in venues]
+
+
 def query_form(index) -> bool:
     """The form; True when it was submitted."""
     years = sorted({int(y) for y in index.years if y > 0})
     venues = [v for v, _ in Counter(v for v in index.venues if v).most_common(MAX_VENUES)]
+    drop_stale_filters(years, venues)
     with st.form("query_form", border=False):
         st.text_input("Title", key="q_title", persist_state="session",
                       placeholder="Title of your draft (optional in passage mode)")

@@ -55,6 +55,14 @@ def serve(env: dict[str, str], log: Path):
         server.wait(timeout=20)
 
 
+def settle(page, quiet_ms: int = 1000, step_ms: int = 250) -> None:
+    """Wait until Streamlit has drawn everything: no loading skeleton for `quiet_ms`."""
+    quiet = 0
+    while quiet < quiet_ms:
+        quiet = 0 if page.get_by_test_id("stSkeleton").count() else quiet + step_ms
+        page.wait_for_timeout(step_ms)
+
+
 def capture(url: str, expect: str, screenshot: Path, timeout_s: float = 60) -> str:
     """Open `url`, wait until `expect` is shown, save a screenshot; returns the page's text."""
     from playwright.sync_api import sync_playwright
@@ -65,8 +73,7 @@ def capture(url: str, expect: str, screenshot: Path, timeout_s: float = 60) -> s
             page = browser.new_page(viewport={"width": 1360, "height": 1000})
             page.goto(url)
             page.get_by_text(expect).first.wait_for(timeout=timeout_s * 1000)
-            page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=timeout_s * 1000)
-            page.wait_for_timeout(500)  # let the last elements paint
+            settle(page)
             page.screenshot(path=str(screenshot))
             return page.inner_text("body")
         finally:
@@ -92,5 +99,5 @@ if __name__ == "__main__":
         link = deep_link(base, "Recommending citations for a scientific draft",
                          "We suggest papers a manuscript should cite, from the text of its title and abstract, "
                          "combining word matching, sentence embeddings and the citation graph.")
-        capture(link, "Content-Based Citation Recommendation", ROOT / "assets" / "screenshot.png", timeout_s=300)
+        capture(link, "10 recommendations", ROOT / "assets" / "screenshot.png", timeout_s=300)
     print(f"saved {ROOT / 'assets' / 'screenshot.png'}")

@@ -1,7 +1,7 @@
 """The Corpus page: statistics, validation of uploads, and imports that never touch the active index on failure."""
 import json
 
-from app_helpers import open_app
+from app_helpers import ask, open_app
 from recommender.index import Index
 
 PAGE = "pages/corpus.py"
@@ -62,3 +62,21 @@ def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_en
     assert (small_index / "CURRENT").read_text() == before and len(Index.load(small_index)) == 24
     at.switch_page("pages/recommend.py").run()
     assert "law-and-citations · 26 papers" in at.caption[0].value
+    at.multiselect(key="q_venues").select("ICAIL")
+    ask(at, "Citation recommendation", "Recommending precedents.", q_years=(2016, 2017))
+    assert {r.paper_id for r in at.session_state["results"]["recs"]} == {"law1", "law2"}
+
+
+def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.button[0].click().run()
+    at.switch_page("pages/recommend.py").run()
+    at.multiselect(key="q_venues").select("ICAIL")
+    ask(at, "Citation recommendation", "Recommending precedents.", q_years=(2016, 2017))
+    at.switch_page(PAGE).run()
+    at.selectbox[0].select(at.selectbox[0].options[0]).run()
+    assert "corpus_dir" in at.session_state and metric(at, "Papers") == "24"
+    at.switch_page("pages/recommend.py").run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="q_venues").value == [] and at.slider(key="q_years").value == (2010, 2015)
