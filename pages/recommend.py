@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
+import numpy as np
 import streamlit as st
 
 from pages import common
@@ -15,7 +16,10 @@ MAX_VENUES = 300
 
 
 def apply_deep_link() -> bool:
-    """Fill the form from ?title=&abstract= or ?context= once per session; True when a query came in."""
+    """Fill the form from ?title=&abstract= or ?context= (and optional k=, diversity=) once per session.
+
+    True when a query came in.
+    """
     if st.session_state.get("deep_link_seen"):
         return False
     st.session_state["deep_link_seen"] = True
@@ -25,6 +29,13 @@ def apply_deep_link() -> bool:
     st.session_state["q_title"] = params.get("title", "")
     st.session_state["q_text"] = params.get("context") or params.get("abstract", "")
     st.session_state["q_mode"] = "passage" if params.get("context") else "auto"
+    try:
+        if "k" in params:
+            st.session_state["q_k"] = min(max(5 * round(int(params["k"]) / 5), 5), 50)
+        if "diversity" in params:
+            st.session_state["q_diversity"] = min(max(round(float(params["diversity"]), 1), 0.0), 2.0)
+    except ValueError:
+        st.warning("The link's k or diversity is not a number; the defaults are used.")
     return True
 
 
@@ -32,6 +43,7 @@ def share_link(query) -> None:
     """Put the query in the URL so that it can be shared."""
     fields = {"title": query.title, "context": query.context} if query.is_local else \
         {"title": query.title, "abstract": query.abstract}
+    fields.update(k=str(query.k), diversity=str(query.diversity))
     st.query_params.from_dict({k: v for k, v in fields.items() if v})
 
 
@@ -44,10 +56,17 @@ def drop_stale_filters(years: list[int], venues: list[str]) -> None:
         st.session_state["q_venues"] = [v for v in st.session_state["q_venues"] if v in venues]
 
 
-def query_form(index) -> bool:
-    """The form; True when it was submitted."""
-    years = sorted({int(y) for y in index.years if y > 0})
+@st.cache_data(show_spinner=False, max_entries=8)
+def filter_choices(directory: str, version: str) -> tuple[list[int], list[str]]:
+    """The corpus's years and its most frequent venues, for the filter widgets."""
+    index = common.index(directory)
     venues = [v for v, _ in Counter(v for v in index.venues if v).most_common(MAX_VENUES)]
+    return [int(y) for y in np.unique(index.years[index.years > 0])], venues
+
+
+def query_form(directory: str) -> bool:
+    """The form; True when it was submitted."""
+    years, venues = filter_choices(directory, common.version_of(directory))
     drop_stale_filters(years, venues)
     with st.form("query_form", border=False):
         st.text_input("Title", key="q_title", persist_state="session",
@@ -69,17 +88,16 @@ def query_form(index) -> bool:
         return st.form_submit_button("Recommend", type="primary", icon=":material/search:")
 
 
-def run_query(directory: str, index) -> None:
+def run_query(directory: str) -> None:
     """Prepare the query from the form, run it, and keep the results in the session."""
-    years = st.session_state.get("q_years")
-    low, high = (years if years else (None, None))
-    known = [int(y) for y in index.years if y > 0]
+    low, high = st.session_state.get("q_years") or (None, None)
+    years, _ = filter_choices(directory, common.version_of(directory))
     prepared = prepare(st.session_state.get("q_title", ""), st.session_state.get("q_text", ""),
                        st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", 10),
                        diversity=st.session_state.get("q_diversity", DEFAULT_DIVERSITY),
                        venues=list(st.session_state.get("q_venues") or []),
-                       year_min=low if known and low is not None and low > min(known) else None,
-                       year_max=high if known and high is not None and high < max(known) else None)
+                       year_min=low if low is not None and low > years[0] else None,
+                       year_max=high if high is not None and high < years[-1] else None)
     if not prepared.query.main_text:
         st.session_state.pop("results", None)
         return
@@ -88,8 +106,7 @@ def run_query(directory: str, index) -> None:
     recs = engine.recommend(prepared.query)
     elapsed = time.perf_counter() - started
     papers = engine.index.papers([engine.index.position[r.paper_id] for r in recs])
-    st.session_state["results"] = {"directory": directory, "version": common.version_of(directory),
-                                   "query": prepared.query, "mode": prepared.mode, "notices": prepared.notices,
+    st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
                                    "recs": recs, "papers": papers, "seconds": elapsed}
     share_link(prepared.query)
 
@@ -114,16 +131,15 @@ def show_results(results: dict) -> None:
 
 
 directory = common.active_index_dir()
-index = common.index(directory)
 deep_linked = apply_deep_link()
 st.title("Find citations for your draft")
-st.caption(f"Corpus: {common.corpus_name(directory)} · {len(index):,} papers")
+st.caption(f"Corpus: {common.corpus_name(directory)} · {len(common.index(directory)):,} papers")
 form_col, results_col = st.columns([2, 3], gap="large")
 with form_col:
-    submitted = query_form(index)
+    submitted = query_form(directory)
 with results_col:
     if submitted or deep_linked:
-        run_query(directory, index)
+        run_query(directory)
     results = st.session_state.get("results")
     if results and results["directory"] == directory:
         show_results(results)

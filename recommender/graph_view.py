@@ -84,9 +84,9 @@ def layout(graph: nx.DiGraph, seed: int = 7) -> dict:
     undirected = nx.Graph()
     undirected.add_nodes_from(graph)
     for a, b, data in graph.edges(data=True):
-        strength = 0.5 + graph.nodes[b].get("weight", 0.0) if data["kind"] == QUERY else 1.0
+        strength = 0.2 + 0.6 * graph.nodes[b].get("weight", 0.0) if data["kind"] == QUERY else 1.0
         undirected.add_edge(a, b, weight=strength)
-    k = 1.5 / max(len(graph), 1) ** 0.5
+    k = 2.0 / max(len(graph), 1) ** 0.5
     return nx.spring_layout(undirected, pos={QUERY: (0.0, 0.0)}, fixed=[QUERY], k=k, seed=seed, iterations=60)
 
 
@@ -142,7 +142,7 @@ def figure(graph: nx.DiGraph, color_by: str = "year", height: int = 620) -> go.F
             x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], name=label,
             mode="markers+text" if kind == "recommended" else "markers",
             marker=dict(symbol=symbol, color=[colours[n] for n in nodes], line=dict(width=1, color="white"),
-                        size=[base + 22 * d.get("weight", 0.0) for d in data]),
+                        size=[base + 14 * d.get("weight", 0.0) for d in data]),
             text=[str(d.get("rank", "")) for d in data], textposition="middle center",
             textfont=dict(size=9, color="white"), hovertext=[hover_text(d) for d in data], hoverinfo="text"))
     fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", name="Your query", text=["Your query"],
