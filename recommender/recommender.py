@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +106,8 @@ class Recommender:
         if query.max_date:
             limit = int(query.max_date.replace("-", "")[:8])
             dated = index.dates > 0
-            mask &= np.where(dated, index.dates <= limit, (index.years > 0) & (index.years <= limit // 10000))
+            undated_ok = (index.years == 0) | (index.years <= limit // 10000)  # papers with no date at all stay
+            mask &= np.where(dated, index.dates <= limit, undated_ok)
         if query.venues:
             wanted = [v.lower() for v in query.venues]
             mask &= np.array([any(w in v.lower() for w in wanted) for v in index.venues], dtype=bool)
@@ -125,10 +127,14 @@ class Recommender:
 
     def query_vector(self, query: Query, config: PipelineConfig, field: str = "dense") -> np.ndarray:
         texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
-        encoder = get_encoder("multilingual") if field == "multilingual" else self.encoder
-        vectors = encoder.encode(texts)
+        vectors = self._encode(field, tuple(texts))
         vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
         return _unit(vector)
+
+    @lru_cache(maxsize=512)  # repeated texts: slider changes in the app, several methods in evaluate
+    def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
+        encoder = get_encoder("multilingual") if field == "multilingual" else self.encoder
+        return encoder.encode(list(texts))
 
     def _field(self, field: str):
         """The vectors and Annoy index of a dense field ("dense" or "multilingual")."""
@@ -196,7 +202,8 @@ class Recommender:
             rewards = np.clip(scores[head], 0, None).tolist()
             picked = [head[i] for i in select_diverse(rewards, [self.index.authors[candidates[j]] for j in head],
                                                       k, diversity)]
-            order = np.concatenate([picked, [j for j in order if j not in set(picked)]]).astype(np.int64)
+            chosen = set(picked)
+            order = np.concatenate([picked, [j for j in order if j not in chosen]]).astype(np.int64)
         order = order[:k]
         return Ranking([int(candidates[j]) for j in order], scores[order],
                        {name: values[order] for name, values in components.items()}, via, route)

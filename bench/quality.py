@@ -1,0 +1,83 @@
+"""Quality benchmarks on the shared data sets: every method of `evaluate`, one run per query set.
+
+    python bench/quality.py acm-cr  --data ../shared/data --index-root /work/idx
+    python bench/quality.py hepth   --data ../shared/data --index-root /work/idx [--limit N]
+    python bench/quality.py citeseer --data ../shared/data --index-root /work/idx
+
+Builds the index on first use (embeddings are cached in the index directory), then writes
+bench/results/<set>.json and prints one Markdown table per query set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from recommender.evaluate import evaluate, format_table, queries_from_file, queries_from_split  # noqa: E402
+from recommender.index import build_index  # noqa: E402
+from recommender.index_files import IndexError_, current_version  # noqa: E402
+from recommender.loaders import load_corpus  # noqa: E402
+from recommender.recommender import Recommender  # noqa: E402
+
+DATASETS = {
+    "acm-cr": {"dir": "acm-cr", "corpus": "corpus.jsonl.gz",
+               "query_sets": {"paragraphs": "queries.jsonl.gz", "sentences": "queries_sentences.jsonl.gz",
+                              "papers": "queries_paper_level.jsonl.gz"}},
+    "hepth": {"dir": "hepth-kddcup2003", "corpus": "papers.jsonl.gz", "split": "splits.json:dev"},
+    "citeseer": {"dir": "citeseer-tag", "corpus": "papers.jsonl.gz", "split": "splits.json:dev"},
+}
+
+
+def open_index(corpus: Path, root: Path) -> Recommender:
+    try:
+        current_version(root)
+    except IndexError_:
+        started = time.time()
+        papers = load_corpus(corpus).papers
+        build_index(papers, root, source={"file": str(corpus)})
+        print(f"built index of {len(papers)} papers in {time.time() - started:.0f} s", file=sys.stderr)
+    return Recommender.load(root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset", choices=DATASETS)
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--index-root", type=Path, default=Path("/tmp/citrec-bench"))
+    parser.add_argument("--limit", type=int, help="first N queries of each set")
+    parser.add_argument("--methods", nargs="+")
+    args = parser.parse_args()
+
+    spec = DATASETS[args.dataset]
+    folder = args.data / spec["dir"]
+    rec = open_index(folder / spec["corpus"], args.index_root / args.dataset)
+    ids = set(rec.index.ids)
+    if "split" in spec:
+        file, _, name = spec["split"].rpartition(":")
+        query_sets = {name: queries_from_split(f"{folder / file}:{name}", rec)}
+    else:
+        query_sets = {name: queries_from_file(folder / file, ids) for name, file in spec["query_sets"].items()}
+    from recommender.pipeline import METHODS
+    methods = {m: METHODS[m] for m in (args.methods or METHODS)}
+    report = {"dataset": args.dataset, "date": time.strftime("%Y-%m-%d"), "machine": platform.processor() or
+              platform.machine(), "papers": len(rec.index), "sets": {}}
+    for name, queries in query_sets.items():
+        queries = queries[: args.limit] if args.limit else queries
+        started = time.time()
+        results = evaluate(rec, queries, methods)
+        seconds = time.time() - started
+        report["sets"][name] = {"queries": len(queries), "seconds": round(seconds, 1), "metrics": results}
+        print(f"\n### {args.dataset} / {name} ({len(queries)} queries, {seconds:.0f} s)\n")
+        print(format_table(results))
+    out = Path(__file__).resolve().parent / "results" / f"{args.dataset}.json"
+    out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print(f"\nwrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
