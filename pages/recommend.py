@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from pages import common
+from recommender.language import corpus_languages
 from recommender.pipeline import DEFAULT_DIVERSITY
 from recommender.user_input import MODES, prepare
 
@@ -88,6 +89,22 @@ def query_form(directory: str) -> bool:
         return st.form_submit_button("Recommend", type="primary", icon=":material/search:")
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def english_share(directory: str, version: str) -> float:
+    return corpus_languages(common.index(directory).titles).get("en", 0.0)
+
+
+def language_note(route, directory: str) -> str:
+    """For a text that is not English: how it was matched, and how English the corpus is."""
+    if route.language.is_english:
+        return ""
+    how = ("through the multilingual index" if route.field == "multilingual"
+           else "by the English pipeline only: this corpus has no multilingual index")
+    share = english_share(directory, common.version_of(directory))
+    return (f"Your text looks {route.language.name}; it was matched {how}. "
+            f"{share:.0%} of this corpus's titles are English.")
+
+
 def run_query(directory: str) -> None:
     """Prepare the query from the form, run it, and keep the results in the session."""
     low, high = st.session_state.get("q_years") or (None, None)
@@ -107,6 +124,7 @@ def run_query(directory: str) -> None:
     elapsed = time.perf_counter() - started
     papers = engine.index.papers([engine.index.position[r.paper_id] for r in recs])
     st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
+                                   "language": language_note(engine.route(prepared.query), directory),
                                    "recs": recs, "papers": papers, "seconds": elapsed}
     share_link(prepared.query)
 
@@ -114,6 +132,8 @@ def run_query(directory: str) -> None:
 def show_results(results: dict) -> None:
     for notice in results["notices"]:
         st.warning(notice, icon="✂️")
+    if results["language"]:
+        st.info(results["language"], icon="🌐")
     recs, papers = results["recs"], results["papers"]
     mode = "passage with [CIT]" if results["mode"] == "passage" else "title + abstract"
     if not recs:

@@ -5,8 +5,8 @@ from app_helpers import open_app
 
 PAGE = "pages/evaluation.py"
 METRICS = {
-    "bm25": {"mrr": 0.31, "map": 0.2, "ndcg@10": 0.25, **{f"{m}@{k}": 0.1 * i for i, k in enumerate((10, 20, 100, 1000))
-                                                          for m in ("precision", "recall", "f1")}},
+    "bm25": {"mrr": 0.31, "map": 0.2, "ndcg@10": 0.25,
+             **{f"{m}@{k}": 0.1 * i for i, k in enumerate((10, 20, 100, 1000)) for m in ("precision", "recall", "f1")}},
     "full": {"mrr": 0.42, "map": 0.3, "ndcg@10": 0.35, "recall@10": 0.4, "recall@1000": 0.9, "queries": 50},
     "queries": 50,
 }

@@ -57,6 +57,13 @@ def test_a_deep_link_fills_the_form_and_runs_the_query(app_env):
     assert "not a number" in at.warning[0].value and len(result_titles(at)) == 10
 
 
+def test_a_text_in_another_language_gets_a_note(app_env):
+    at = ask(open_app(), "Empfehlung von Zitaten", "Wir empfehlen Literaturangaben für den Entwurf eines Artikels.")
+    assert "looks German; it was matched through the multilingual index" in at.info[0].value
+    assert "100% of this corpus's titles are English" in at.info[0].value
+    assert not ask(at, TITLE, ABSTRACT).info
+
+
 def author_spread(at: AppTest) -> int:
     return len({author_key(a) for r in at.session_state["results"]["recs"] for a in r.authors})
 
