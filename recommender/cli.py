@@ -51,7 +51,7 @@ def cmd_recommend(args) -> int:
     recommender = Recommender.load(args.index)
     exclude: set[str] = set()
     for item in args.exclude:
-        exclude |= recommender.already_cited(item) if Path(item).is_file() else {item}
+        exclude |= recommender.already_cited(Path(item)) if Path(item).is_file() else {item}
     query = Query(title=args.title, abstract=args.abstract, context=args.context, k=args.k,
                   year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity)
     results = recommender.recommend(query)

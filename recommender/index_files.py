@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 KEEP_OLD_VERSIONS = 1
 

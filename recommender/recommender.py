@@ -256,8 +256,8 @@ class Recommender:
         return candidates, comps, self._fuse(comps, config), via
 
     # -- public API ----------------------------------------------------------------------------
-    def already_cited(self, reference_source: str) -> set[str]:
-        """Ids of corpus papers a reference list (.bib path or text, or plain lines) already cites."""
+    def already_cited(self, reference_source: str | Path) -> set[str]:
+        """Ids of corpus papers a reference list already cites (BibTeX or plain lines; text, or a file Path)."""
         index = self.index
         light = (Paper(id=pid, title=title, extra={"doi": doi})
                  for pid, title, doi in zip(index.ids, index.titles, index.dois))

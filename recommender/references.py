@@ -56,7 +56,7 @@ class ReferenceItem:
 
 
 def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
-    """Parse a reference list given as text or as a path (plain, `.bib`, optionally gzipped)."""
+    """Parse a reference list given as text (`str`) or as a `Path` (plain, `.bib`, optionally gzipped)."""
     text = _read_source(source)
     if _BIB_ENTRY_RE.search(text):
         return _parse_bibtex(text)
@@ -133,7 +133,8 @@ def match_references(items: Iterable[ReferenceItem], papers: Iterable[Paper]) ->
 
 
 def _read_source(source: str | os.PathLike) -> str:
-    if isinstance(source, str) and ("\n" in source or len(source) > 1024 or not os.path.isfile(source)):
+    """A `str` is the list's text itself (never opened as a path); a path object is read from disk."""
+    if isinstance(source, str):
         return source
     data = Path(source).read_bytes()
     if data[:2] == b"\x1f\x8b":

@@ -43,7 +43,7 @@ class ReviewReport:
 
 def parse_references(text: str) -> list[ReferenceItem]:
     """Reference items from pasted or uploaded text (BibTeX or one reference per line); never a file path."""
-    return parse_reference_list(text[:MAX_REFERENCE_CHARS] + "\n")
+    return parse_reference_list(text[:MAX_REFERENCE_CHARS])
 
 
 def submission_sentences(title: str, abstract: str) -> list[tuple[int, str]]:

@@ -91,7 +91,7 @@ def test_parse_from_path_plain_and_gzip(tmp_path):
     path = tmp_path / "refs.bib"
     path.write_text(BIB_LIST)
     assert [i.key for i in parse_reference_list(path)] == ["karpukhin2020", "liu2009", "unknown"]
-    assert [i.key for i in parse_reference_list(str(path))] == ["karpukhin2020", "liu2009", "unknown"]
+    assert parse_reference_list(str(path))[0].raw == str(path)  # a str is text, never opened as a file
     gz = tmp_path / "refs.txt.gz"
     gz.write_bytes(gzip.compress(b"[1] J. Doe. 2009. Learning to rank for information retrieval. Now.\n"))
     [item] = parse_reference_list(gz)

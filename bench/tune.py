@@ -1,0 +1,61 @@
+"""Grid search of the fusion settings on a development query set (never on held-back data).
+
+    python bench/tune.py citeseer --data ../shared/data --index-root /work/idx
+Prints the best settings by nDCG@10 (MRR as tie-break); depth 100 keeps it quick.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from quality import DATASETS  # noqa: E402
+from recommender.evaluate import evaluate, queries_from_file, queries_from_split  # noqa: E402
+from recommender.pipeline import DEFAULT  # noqa: E402
+from recommender.recommender import Recommender  # noqa: E402
+
+GRID = {
+    "w_lexical": [0.2, 0.4, 0.6],
+    "w_graph": [0.0, 0.15, 0.3, 0.5],
+    "w_popularity": [0.0, 0.1],
+    "expand_from": [10, 20],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dataset", choices=DATASETS)
+    parser.add_argument("--set", help="query set name (acm-cr: paragraphs, sentences, papers)")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--index-root", type=Path, default=Path("/tmp/citrec-bench"))
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--global-weights", type=float, nargs="*", default=[DEFAULT.global_weight])
+    args = parser.parse_args()
+    spec = DATASETS[args.dataset]
+    folder = args.data / spec["dir"]
+    rec = Recommender.load(args.index_root / args.dataset)
+    if "split" in spec:
+        file, _, name = spec["split"].rpartition(":")
+        queries = queries_from_split(f"{folder / file}:{name}", rec)
+    else:
+        queries = queries_from_file(folder / spec["query_sets"][args.set], set(rec.index.ids))
+    queries = queries[: args.limit] if args.limit else queries
+    rows = []
+    keys = list(GRID) + ["global_weight"]
+    for values in itertools.product(*GRID.values(), args.global_weights):
+        settings = dict(zip(keys, values))
+        config = DEFAULT.with_(diversity=0.0, w_dense=1 - settings["w_lexical"], **settings)
+        metrics = evaluate(rec, queries, {"x": config}, depth=100, progress=False)["x"]
+        rows.append((metrics["ndcg@10"], metrics["mrr"], metrics["recall@20"], settings))
+        print(f"{metrics['ndcg@10']:.4f} {metrics['mrr']:.4f} {metrics['recall@20']:.4f} {settings}", flush=True)
+    print("\nbest:")
+    for ndcg, mrr, r20, settings in sorted(rows, key=lambda r: (r[0], r[1]), reverse=True)[:5]:
+        print(f"ndcg@10 {ndcg:.4f} mrr {mrr:.4f} r@20 {r20:.4f} {settings}")
+
+
+if __name__ == "__main__":
+    main()
