@@ -67,8 +67,12 @@ def queries_from_split(spec: str, recommender: Recommender) -> list[EvalQuery]:
 def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[str, PipelineConfig] | None = None,
              depth: int = max(CUTOFFS), progress: bool = True,
              on_query: Callable[[str, list[str]], None] | None = None) -> dict[str, dict[str, float]]:
-    """Metrics for each method over the same queries; `on_query(method, ranked_ids)` sees every run."""
-    methods = methods or METHODS
+    """Metrics for each method over the same queries; `on_query(method, ranked_ids)` sees every run.
+
+    Without `methods`: every named method that can run (the learned one only when the index has a model)."""
+    methods = methods or {name: c for name, c in METHODS.items() if not c.rerank or recommender.has_learned}
+    if any(c.rerank for c in methods.values()):
+        recommender.learned()  # fail before any run when the learned model is missing or damaged
     results = {}
     for name, config in methods.items():
         config = config.with_(pool=max(config.pool, depth))

@@ -22,6 +22,7 @@ class PipelineConfig:
     diversity: float | None = None  # None: use the query's own setting
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
+    rerank: bool = False          # final rerank of the pool by the index's learned model (`python -m recommender train`)
 
     def with_(self, **changes) -> "PipelineConfig":
         return replace(self, **changes)
@@ -36,4 +37,10 @@ METHODS: dict[str, PipelineConfig] = {
     "hybrid": DEFAULT.with_(graph=False, diversity=0.0),
     "hybrid+graph": DEFAULT.with_(diversity=0.0),
     "full": DEFAULT.with_(diversity=DEFAULT_DIVERSITY),
+    # the hybrid+graph pool reranked by the learned model stored with the index (needs `train` first)
+    "learned": DEFAULT.with_(rerank=True, diversity=0.0),
+    # seed-method baselines: Citeomatic NNSelect (dense neighbours + their references, cosine only) and
+    # BM25 + navigation (top BM25 papers expanded by their references, fused score)
+    "nnselect": DEFAULT.with_(lexical=False, w_dense=1.0, w_graph=0.0, diversity=0.0),
+    "bm25+nav": DEFAULT.with_(dense=False, w_lexical=1.0, diversity=0.0),
 }

@@ -55,6 +55,23 @@ class Ranking:
     route: Route | None = None  # the query's language and the dense field used
 
 
+@dataclass
+class CandidatePool:
+    """The candidate pool of one query before the final ordering; a reranker replaces `scores` (and adds a
+    component). `lexical`/`vector`: the query's BM25 scores over the corpus and its unit vector (None when off)."""
+
+    query: Query
+    config: PipelineConfig
+    candidates: np.ndarray
+    components: dict[str, np.ndarray]
+    scores: np.ndarray
+    via: dict[int, int]
+    route: Route
+    allowed: np.ndarray
+    lexical: np.ndarray | None = None
+    vector: np.ndarray | None = None
+
+
 def _unit(vector: np.ndarray) -> np.ndarray:
     return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
@@ -89,6 +106,22 @@ class Recommender:
         self.index = index
         self.encoder = get_encoder("sbert", index.manifest["max_tokens"])
         self.multilingual_available = index.multilingual is not None
+        self._learned = None  # the learned reranker of the index, loaded on first use
+
+    def learned(self):
+        """The learned reranker stored with the index (`python -m recommender train`), loaded once;
+        a clear error when none was trained or its file is damaged."""
+        if self._learned is None:
+            from .reranker import load_reranker
+
+            self._learned = load_reranker(self.index.root)
+        return self._learned
+
+    @property
+    def has_learned(self) -> bool:
+        from .reranker import model_path
+
+        return self._learned is not None or model_path(self.index.root).is_file()
 
     @classmethod
     def load(cls, directory: Path | str) -> "Recommender":
@@ -174,10 +207,9 @@ class Recommender:
         return Route(language, "multilingual")
 
     # -- ranking -------------------------------------------------------------------------------
-    def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
-        """Score candidates from every enabled signal and order them (diverse selection included)."""
+    def candidate_pool(self, query: Query, config: PipelineConfig = DEFAULT) -> CandidatePool:
+        """Candidates from every enabled retriever (and graph expansion) with their components and fused scores."""
         query.validate()
-        k = k or query.k
         allowed = self.allowed(query)
         route = self.route(query, config)
         field = route.field
@@ -195,6 +227,15 @@ class Recommender:
         if config.graph and len(candidates):
             candidates, components, scores, via = self._expand(candidates, components, scores, lexical,
                                                                vector, allowed, config, field)
+        return CandidatePool(query, config, candidates, components, scores, via, route, allowed, lexical, vector)
+
+    def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
+        """Score candidates from every enabled signal and order them (diverse selection included)."""
+        pool = self.candidate_pool(query, config)
+        k = k or query.k
+        if config.rerank and len(pool.candidates):  # final rerank by the learned model of the index
+            self.learned().rerank(self, pool)
+        candidates, components, scores, via, route = pool.candidates, pool.components, pool.scores, pool.via, pool.route
         order = np.argsort(-scores, kind="stable")
         diversity = query.diversity if config.diversity is None else config.diversity
         if diversity > 0:

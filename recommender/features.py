@@ -1,0 +1,150 @@
+"""Features of (query, candidate) pairs for the learned reranker, in the spirit of Citeomatic's NNRank.
+
+Every feature is computed over the engine's candidate pool (`Recommender.candidate_pool`) and respects the
+query's filters: citation counts and co-citations only count citing papers the query may see (for a dated
+query: papers dated no later than it, never the query itself), so no citation edge out of a newer paper is used.
+
+    lexical           BM25 score / best BM25 score among the allowed papers
+    dense             cosine of the query and paper vectors (the field that served the query)
+    dense_gap         best cosine in the pool minus this one
+    title_overlap     IDF mass of the query terms found in the title / IDF mass of all query terms
+    abstract_overlap  the same over the indexed text (title, abstract, keywords: the BM25 field)
+    citations         log(1 + in-citations from allowed papers)
+    graph             support from the top neighbours (seeds): weighted share of seeds citing the paper
+    cocitation        seed-weighted cosine co-citation with the seeds (allowed citers only)
+    cocitation_count  log(1 + papers citing it together with a seed)
+    coupling          seed-weighted cosine bibliographic coupling with the seeds (shared references)
+    coupling_count    log(1 + references shared with the seeds)
+    year_gap          query year minus paper year (NaN when unknown)
+Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (as in graph expansion).
+"""
+from __future__ import annotations
+
+import numpy as np
+from .lexical import analyze
+
+FEATURES = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "citations", "graph",
+            "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap")
+
+# Readable names for explanations: the evidence a feature stands for.
+DESCRIPTIONS = {
+    "lexical": "shared terms (BM25)", "dense": "closeness in meaning", "dense_gap": "closeness in meaning",
+    "title_overlap": "query terms in the title", "abstract_overlap": "query terms in the abstract",
+    "citations": "how often it is cited", "graph": "cited by the closest papers",
+    "cocitation": "cited together with the closest papers", "cocitation_count": "cited together with the closest papers",
+    "coupling": "shares references with the closest papers", "coupling_count": "shares references with the closest papers",
+    "year_gap": "its age",
+}
+
+
+def _lexical_query(recommender, pool) -> str:
+    from .recommender import _lexical_text
+
+    return _lexical_text(pool.route)(pool.query.main_text)
+
+
+def _row_cosine(counts: np.ndarray, own: np.ndarray, other: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """sum_s weights[s] * counts[c, s] / sqrt(own[c] * other[s]) (0 where a degree is 0)."""
+    denom = np.sqrt(np.outer(own, other))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.where(denom > 0, counts / np.where(denom > 0, denom, 1.0), 0.0)
+    return cos @ weights
+
+
+class FeatureExtractor:
+    """Computes the FEATURES matrix of a candidate pool; caches per-paper title terms across queries."""
+
+    def __init__(self, recommender):
+        self.recommender = recommender
+        self.index = recommender.index
+        self._title_terms: dict[int, frozenset[str]] = {}
+        postings = self.index.lexical.model.scores
+        self._indptr = np.asarray(postings["indptr"])
+        self._doc_ids = np.asarray(postings["indices"])
+        self._vocab = self.index.lexical.model.vocab_dict
+        self._newest_year = int(self.index.years.max()) if len(self.index) else 0
+
+    def title_terms(self, pos: int) -> frozenset[str]:
+        terms = self._title_terms.get(pos)
+        if terms is None:
+            terms = self._title_terms[pos] = frozenset(analyze(self.index.titles[pos]))
+        return terms
+
+    def query_year(self, query) -> int:
+        """The query's year: its date cut-off, else its year_max, else the newest year of the corpus."""
+        if query.max_date:
+            return int(str(query.max_date)[:4])
+        if query.year_max is not None:
+            return int(query.year_max)
+        return self._newest_year
+
+    def seeds(self, pool) -> tuple[np.ndarray, np.ndarray]:
+        """Top neighbours of the pool by fused score and their normalised weights."""
+        order = np.argsort(-pool.scores, kind="stable")[: max(pool.config.expand_from, 1)]
+        weights = np.clip(pool.scores[order].astype(np.float64), 0, None)
+        total = weights.sum()
+        weights = weights / total if total > 0 else np.full(len(order), 1.0 / max(len(order), 1))
+        return pool.candidates[order], weights
+
+    def compute(self, pool) -> np.ndarray:
+        """(candidates x FEATURES) float32 matrix for the pool."""
+        rec, index, query = self.recommender, self.index, pool.query
+        cands = np.asarray(pool.candidates, dtype=np.int64)
+        n = len(cands)
+        out = np.zeros((n, len(FEATURES)), dtype=np.float32)
+        if n == 0:
+            return out
+        col = {name: i for i, name in enumerate(FEATURES)}
+        allowed = pool.allowed
+
+        lexical = pool.lexical if pool.lexical is not None else rec.lexical_scores(query, pool.config, pool.route)
+        top = float(lexical[allowed].max()) if allowed.any() else 0.0
+        out[:, col["lexical"]] = lexical[cands] / top if top > 0 else 0.0
+
+        vector = pool.vector if pool.vector is not None else rec.query_vector(query, pool.config, pool.route.field)
+        dense = np.asarray(rec._field(pool.route.field)[0][cands] @ vector, dtype=np.float32)
+        out[:, col["dense"]] = dense
+        out[:, col["dense_gap"]] = dense.max() - dense
+
+        weights = index.lexical.term_weights(_lexical_query(rec, pool))
+        mass = sum(weights.values())
+        if mass > 0:
+            out[:, col["title_overlap"]] = [sum(weights.get(t, 0.0) for t in self.title_terms(int(c))) / mass
+                                            for c in cands]
+            ids = [self._vocab[t] for t in weights]
+            starts, ends = self._indptr[ids], self._indptr[np.asarray(ids) + 1]
+            docs = np.concatenate([self._doc_ids[a:b] for a, b in zip(starts, ends)])
+            w = np.repeat(np.fromiter(weights.values(), dtype=np.float64), ends - starts)
+            overlap = np.bincount(docs, weights=w, minlength=len(index))
+            out[:, col["abstract_overlap"]] = overlap[cands] / mass
+
+        graph = index.graph
+        allowed_f = allowed.astype(np.float32)
+        citers = graph.cited_by[cands]                                   # who cites each candidate
+        cited = np.asarray(citers @ allowed_f).ravel()                    # ... among allowed papers
+        out[:, col["citations"]] = np.log1p(cited)
+
+        seeds, seed_w = self.seeds(pool)
+        seed_refs = graph.cites[seeds]                                    # seeds are allowed papers
+        out[:, col["graph"]] = np.asarray(seed_refs.T @ seed_w).ravel()[cands]
+        self_pair = cands[:, None] == seeds[None, :]
+
+        seed_citers = graph.cited_by[seeds].multiply(allowed_f[None, :]).tocsr()  # allowed citers only
+        co = np.asarray((citers @ seed_citers.T).toarray(), dtype=np.float64)
+        co[self_pair] = 0.0
+        seed_cited = np.asarray(seed_citers.sum(axis=1)).ravel()
+        out[:, col["cocitation"]] = _row_cosine(co, cited, seed_cited, seed_w)
+        out[:, col["cocitation_count"]] = np.log1p(co.sum(axis=1))
+
+        refs = graph.cites[cands]
+        shared = np.asarray((refs @ seed_refs.T).toarray(), dtype=np.float64)
+        shared[self_pair] = 0.0
+        own_refs = np.asarray(refs.sum(axis=1)).ravel()
+        seed_nrefs = np.asarray(seed_refs.sum(axis=1)).ravel()
+        out[:, col["coupling"]] = _row_cosine(shared, own_refs, seed_nrefs, seed_w)
+        out[:, col["coupling_count"]] = np.log1p(shared.sum(axis=1))
+
+        years = index.years[cands].astype(np.float32)
+        qyear = self.query_year(query)
+        out[:, col["year_gap"]] = np.where((years > 0) & (qyear > 0), qyear - years, np.nan)
+        return out
