@@ -1,4 +1,4 @@
-"""Command line: `python -m recommender index|recommend|evaluate ...`."""
+"""Command line: `python -m recommender index|recommend|evaluate|train ...`."""
 from __future__ import annotations
 
 import argparse
@@ -77,13 +77,35 @@ def cmd_evaluate(args) -> int:
                else queries_from_split(args.split, recommender))
     if args.limit:
         queries = queries[: args.limit]
-    unknown = set(args.methods) - set(METHODS)
+    unknown = set(args.methods or []) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
-    results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods})
+    results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None)
     print(format_table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+def cmd_train(args) -> int:
+    from .recommender import Recommender
+    from .reranker import DEFAULT_MAX_QUERIES, default_cutoff_year, model_path, train, training_queries
+
+    recommender = Recommender.load(args.index)
+    if args.split and args.before is not None:
+        raise ValueError("give at most one of --split FILE:NAME or --before YEAR")
+    before = None if args.split else (args.before if args.before is not None else default_cutoff_year(recommender))
+    queries = training_queries(recommender, split=args.split, before=before)
+    source = f"split {args.split}" if args.split else f"papers before {before}"
+    limit = args.max_queries or DEFAULT_MAX_QUERIES
+    print(f"training on {min(len(queries), limit)} of {len(queries)} queries ({source}), model {args.model}",
+          file=sys.stderr)
+    started = time.time()
+    reranker = train(recommender, queries, kind=args.model, max_queries=limit, seed=args.seed, source=source)
+    info = reranker.info
+    print(f"trained on {info['queries_used']} queries, {info['pairs']} pairs ({info['positives']} cited; "
+          f"pool recall {info['pool_recall']:.3f}) in {time.time() - started:.0f} s; "
+          f"model written to {model_path(args.index)}")
     return 0
 
 
@@ -117,10 +139,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", required=True)
     p.add_argument("--queries", help="query file (qid, context, citing_title, citing_abstract, relevant)")
     p.add_argument("--split", help="splits.json:NAME (query papers of a split)")
-    p.add_argument("--methods", nargs="+", default=list(METHODS))
+    p.add_argument("--methods", nargs="+", help=f"default: all that can run ({', '.join(METHODS)})")
     p.add_argument("--limit", type=int, help="evaluate only the first N queries")
     p.add_argument("--json", help="write the metrics here")
     p.set_defaults(run=cmd_evaluate)
+
+    p = sub.add_parser("train", help="train the learned reranker of an index (method \"learned\")")
+    p.add_argument("--index", required=True)
+    p.add_argument("--split", help="splits.json:NAME: train on the query papers of a split")
+    p.add_argument("--before", type=int, help="without --split: train on corpus papers older than this year "
+                                              "(default: the year before which ~80%% of citing papers lie)")
+    p.add_argument("--max-queries", type=int, help="seeded subsample of the training queries (default 3000)")
+    p.add_argument("--model", choices=["hgb", "logreg"], default="hgb", help="gradient-boosted trees or logistic")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=cmd_train)
     return parser
 
 
