@@ -1,0 +1,147 @@
+"""The learned reranker: features, training, atomic storage, the "learned" method, damaged models, the CLI."""
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recommender import Query, Recommender
+from recommender import reranker as rr
+from recommender.evaluate import evaluate, queries_from_split
+from recommender.features import FEATURES, FeatureExtractor
+from recommender.pipeline import METHODS
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def index_copy(small_index, tmp_path) -> Path:
+    """A private copy of the small index that tests may write a model into."""
+    root = tmp_path / "idx"
+    shutil.copytree(small_index, root)
+    return root
+
+
+@pytest.fixture
+def trained(index_copy) -> Recommender:
+    rec = Recommender.load(index_copy)
+    rr.train(rec, rr.training_queries(rec), progress=False)
+    return rec
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "recommender", *map(str, args)], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_features_respect_the_date_cut_off(small_recommender):
+    rec = small_recommender
+    cite0 = rec.index.position["cite0"]  # cited by cite1 (2011), cite2 (2012) and cite3 (2013)
+    query = Query(title="Neural citation recommendation", max_date="2011-12-31", exclude={"cite1"})
+    pool = rec.candidate_pool(query, METHODS["hybrid+graph"])
+    matrix = FeatureExtractor(rec).compute(pool)
+    assert matrix.shape == (len(pool.candidates), len(FEATURES))
+    row = matrix[list(pool.candidates).index(cite0)]
+    col = {name: i for i, name in enumerate(FEATURES)}
+    assert row[col["citations"]] == 0.0  # its only older citer is the excluded query; newer ones never count
+    assert row[col["year_gap"]] == 1.0
+    assert 0 < row[col["title_overlap"]] <= 1 and 0 < row[col["abstract_overlap"]] <= 1
+    later = rec.candidate_pool(Query(title="Neural citation recommendation"), METHODS["hybrid+graph"])
+    row = FeatureExtractor(rec).compute(later)[list(later.candidates).index(cite0)]
+    assert math.isclose(row[col["citations"]], math.log1p(3), rel_tol=1e-6)
+
+
+def test_training_writes_the_model_atomically(index_copy, monkeypatch):
+    rec = Recommender.load(index_copy)
+    queries = rr.training_queries(rec)
+    assert queries and all(rec.index.years[rec.index.position[q.qid]] < rr.default_cutoff_year(rec) for q in queries)
+    reranker = rr.train(rec, queries, progress=False)
+    path = rr.model_path(index_copy)
+    assert path.is_file() and list(path.parent.iterdir()) == [path]  # no temporary files left
+    header = json.loads(path.read_bytes().partition(b"\n")[0])
+    assert header["features"] == list(FEATURES) and header["info"]["pairs"] == reranker.info["pairs"]
+    before = path.read_bytes()
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rr, "fit", killed)  # interrupted training: the old model stays
+    with pytest.raises(KeyboardInterrupt):
+        rr.train(rec, queries, progress=False)
+    monkeypatch.undo()
+    monkeypatch.setattr(rr.os, "fsync", killed)  # killed while writing: the old model stays, no debris
+    with pytest.raises(KeyboardInterrupt):
+        rr.save_reranker(index_copy, reranker)
+    assert path.read_bytes() == before and list(path.parent.iterdir()) == [path]
+    assert Path(index_copy, "CURRENT").is_file()  # the index itself is untouched
+
+
+def test_learned_method_ranks(trained):
+    rec = trained
+    ranking = rec.rank(Query(title="Ranking documents for ad hoc search",
+                             abstract="BM25 term weighting and learning to rank for retrieval.", k=5), METHODS["learned"])
+    assert len(ranking.positions) == 5 and "learned" in ranking.components
+    assert np.all(np.diff(ranking.scores) <= 1e-9) and 0 <= ranking.scores.min() <= ranking.scores.max() <= 1
+    assert sum(rec.index.ids[p].startswith("ir") for p in ranking.positions) >= 3
+    reloaded = Recommender.load(rec.index.root)  # a fresh process finds the stored model
+    assert reloaded.has_learned
+    assert reloaded.rank(Query(title="Ranking documents", k=5), METHODS["learned"]).positions == \
+        rec.rank(Query(title="Ranking documents", k=5), METHODS["learned"]).positions
+
+
+def test_learned_method_evaluates_on_the_split_protocol(trained, tmp_path):
+    splits = tmp_path / "splits.json"
+    splits.write_text('{"dev": ["cite5", "ir5", "vision5", "bio5"]}')
+    queries = queries_from_split(f"{splits}:dev", trained)
+    results = evaluate(trained, queries, {m: METHODS[m] for m in ("hybrid+graph", "learned", "nnselect", "bm25+nav")},
+                       progress=False)
+    # the reranker reorders the same pool: recall at full depth is unchanged
+    assert results["learned"]["recall@1000"] == results["hybrid+graph"]["recall@1000"]
+    assert results["learned"]["mrr"] > 0.5
+    assert set(evaluate(trained, queries[:1], progress=False)) >= {"learned", "nnselect", "bm25+nav"}
+
+
+def test_missing_or_damaged_model_gives_a_clear_error(index_copy):
+    rec = Recommender.load(index_copy)
+    assert not rec.has_learned
+    with pytest.raises(rr.LearnedModelError, match="no learned model.*recommender train"):
+        rec.rank(Query(title="x"), METHODS["learned"])
+    rr.train(rec, rr.training_queries(rec), progress=False)
+    path = rr.model_path(index_copy)
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(rr.LearnedModelError, match="damaged"):
+        Recommender.load(index_copy).rank(Query(title="x"), METHODS["learned"])
+    path.write_bytes(b"garbage")
+    with pytest.raises(rr.LearnedModelError, match="unreadable|format"):
+        rr.load_reranker(index_copy)
+    proc = cli("evaluate", "--index", index_copy, "--queries", _query_file(index_copy.parent), "--methods", "learned")
+    assert proc.returncode == 2 and "retrain" in proc.stderr
+
+
+def _query_file(folder: Path) -> Path:
+    path = folder / "q.jsonl"
+    path.write_text(json.dumps({"qid": "1", "context": "Deep residual networks [CIT] classify images.",
+                                "citing_title": "", "citing_abstract": "", "relevant": ["vision0"]}) + "\n")
+    return path
+
+
+def test_cli_trains_without_a_split_and_with_one(index_copy, tmp_path):
+    proc = cli("train", "--index", index_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "papers before" in proc.stderr and "trained on" in proc.stdout
+    assert rr.model_path(index_copy).is_file()
+    table = cli("evaluate", "--index", index_copy, "--queries", _query_file(tmp_path), "--methods", "bm25", "learned")
+    assert table.returncode == 0 and "| learned |" in table.stdout
+    splits = tmp_path / "splits.json"
+    splits.write_text('{"train": ["cite3", "cite4", "ir3", "ir4", "bio4", "vision4"]}')
+    proc = cli("train", "--index", index_copy, "--split", f"{splits}:train", "--model", "logreg")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(rr.model_path(index_copy).read_bytes().partition(b"\n")[0])["info"]["model"] == "logreg"
+    proc = cli("train", "--index", index_copy, "--split", f"{splits}:nope")
+    assert proc.returncode == 2 and "no split 'nope'" in proc.stderr
