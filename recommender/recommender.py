@@ -53,6 +53,7 @@ class Ranking:
     components: dict[str, np.ndarray]
     via: dict[int, int]  # position -> the top neighbour citing it
     route: Route | None = None  # the query's language and the dense field used
+    features: np.ndarray | None = None  # learned rerank: the model's feature rows, in final order
 
 
 @dataclass
@@ -70,6 +71,7 @@ class CandidatePool:
     allowed: np.ndarray
     lexical: np.ndarray | None = None
     vector: np.ndarray | None = None
+    features: np.ndarray | None = None  # set by the learned reranker: one feature row per candidate
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -247,7 +249,8 @@ class Recommender:
             order = np.concatenate([picked, [j for j in order if j not in chosen]]).astype(np.int64)
         order = order[:k]
         return Ranking([int(candidates[j]) for j in order], scores[order],
-                       {name: values[order] for name, values in components.items()}, via, route)
+                       {name: values[order] for name, values in components.items()}, via, route,
+                       pool.features[order] if pool.features is not None else None)
 
     def _components(self, candidates, lexical, vector, config, field: str = "dense") -> dict[str, np.ndarray]:
         comps = {}
@@ -318,6 +321,9 @@ class Recommender:
             text = explain.explanation(explain.matched_terms(weights, paper, surface),
                                        explain.closest_sentence(weights, paper),
                                        self.index.titles[via] if via is not None else None, comps)
+            if ranking.features is not None:  # learned rerank: name the evidence that lifted the paper most
+                drivers = self.learned().drivers(ranking.features[rank - 1])
+                text += f" Ranked by the learned model, mostly for: {', '.join(drivers)}." if drivers else ""
             results.append(Recommendation(paper_id=paper.id, title=paper.title, authors=paper.authors,
                                           year=paper.year, venue=paper.venue, score=float(score),
                                           components=comps, explanation=text, doi=paper.doi, rank=rank))

@@ -74,10 +74,12 @@ class Reranker:
         scores = self.score(matrix)
         pool.scores = scores
         pool.components["learned"] = scores
+        pool.features = matrix
 
     def drivers(self, row: np.ndarray, top: int = 2) -> list[str]:
-        """The evidence that lifted one candidate most, for explanations: features whose value differs most
-        (in the model's favour) from the training average, by permutation-free importance weights."""
+        """Readable names of the evidence that lifted one candidate most, for explanations: a simple
+        attribution that ranks features by (value - training mean) / spread, signed by whether cited papers
+        have higher values than non-cited ones and weighted by how far the two classes lie apart."""
         means = np.asarray(self.info.get("feature_means") or np.zeros(len(self.features)), dtype=np.float64)
         scales = np.asarray(self.info.get("feature_scales") or np.ones(len(self.features)), dtype=np.float64)
         signs = np.asarray(self.info.get("feature_signs") or np.ones(len(self.features)), dtype=np.float64)

@@ -87,6 +87,9 @@ def test_learned_method_ranks(trained):
     assert len(ranking.positions) == 5 and "learned" in ranking.components
     assert np.all(np.diff(ranking.scores) <= 1e-9) and 0 <= ranking.scores.min() <= ranking.scores.max() <= 1
     assert sum(rec.index.ids[p].startswith("ir") for p in ranking.positions) >= 3
+    explained = rec.recommend(Query(title="Ranking documents for ad hoc search", k=3), METHODS["learned"])
+    assert all("learned model, mostly for:" in r.explanation for r in explained)
+    assert all(0 <= r.components["learned"] <= 1 for r in explained)
     reloaded = Recommender.load(rec.index.root)  # a fresh process finds the stored model
     assert reloaded.has_learned
     assert reloaded.rank(Query(title="Ranking documents", k=5), METHODS["learned"]).positions == \
