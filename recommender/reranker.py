@@ -232,7 +232,7 @@ def collect(recommender, queries: list[EvalQuery], config: PipelineConfig | None
 
     Returns (X, y, group, facts) where facts counts queries, pairs and the pool's recall of the citations.
     """
-    config = (config or METHODS["learned"]).with_(rerank=False, diversity=0.0)
+    config = (config or METHODS["learned"].with_(pool=TRAIN_POOL)).with_(rerank=False, diversity=0.0)
     extractor = FeatureExtractor(recommender)
     rng = random.Random(seed)
     rows, labels, groups = [], [], []
