@@ -80,6 +80,8 @@ def cmd_evaluate(args) -> int:
     unknown = set(args.methods or []) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
+    if any(METHODS[m].rerank for m in args.methods or []):
+        recommender.learned()  # asked for by name: a missing model is an error, not a skip
     results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None)
     print(format_table(results))
     if args.json:

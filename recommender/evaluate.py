@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -69,10 +70,17 @@ def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[s
              on_query: Callable[[str, list[str]], None] | None = None) -> dict[str, dict[str, float]]:
     """Metrics for each method over the same queries; `on_query(method, ranked_ids)` sees every run.
 
-    Without `methods`: every named method that can run (the learned one only when the index has a model)."""
-    methods = methods or {name: c for name, c in METHODS.items() if not c.rerank or recommender.has_learned}
+    Methods that need the learned model are skipped (with a note) when the index has none; a damaged model
+    fails before any run."""
+    methods = methods or METHODS
     if any(c.rerank for c in methods.values()):
-        recommender.learned()  # fail before any run when the learned model is missing or damaged
+        if recommender.has_learned:
+            recommender.learned()
+        else:
+            skipped = [name for name, c in methods.items() if c.rerank]
+            print(f"skipping {', '.join(skipped)}: the index has no learned model "
+                  "(python -m recommender train)", file=sys.stderr)
+            methods = {name: c for name, c in methods.items() if not c.rerank}
     results = {}
     for name, config in methods.items():
         config = config.with_(pool=max(config.pool, depth))
