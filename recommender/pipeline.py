@@ -22,6 +22,7 @@ class PipelineConfig:
     diversity: float | None = None  # None: use the query's own setting
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
+    w_lexical_multilingual: float = 0.2  # w_lexical for a non-English query on the multilingual field
     rerank: bool = False          # final rerank of the pool by the index's learned model (`python -m recommender train`)
 
     def with_(self, **changes) -> "PipelineConfig":

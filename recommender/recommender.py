@@ -215,6 +215,8 @@ class Recommender:
         allowed = self.allowed(query)
         route = self.route(query, config)
         field = route.field
+        if route.multilingual and not route.language.is_english:  # BM25 sees a few shared terms only
+            config = config.with_(w_lexical=config.w_lexical_multilingual)
         pools = []
         lexical = self.lexical_scores(query, config, route) if config.lexical else None
         if lexical is not None:
