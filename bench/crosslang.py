@@ -14,8 +14,10 @@ multilingual R@10 on zh and de >= 70% of the English-query R@10 and >= 2x the En
 R@10 on the same translated queries.
 
     python bench/crosslang.py                                  # demo corpus
+    python bench/crosslang.py --acm ../shared/data/acm-cr/corpus.jsonl.gz --acm-sample 4000 \\
+        --merged-index /work/idx/acm_demo_ml                   # + a 4K ACM-CR sample (docs/benchmarks.md)
     python bench/crosslang.py --acm ../shared/data/acm-cr/corpus.jsonl.gz \\
-        --merged-index /work/idx/acm_demo_ml --seed-cache /work/idx/acm/cache/embeddings.sqlite
+        --merged-index /work/idx/acm_demo_ml --seed-cache /work/idx/acm/cache/embeddings.sqlite  # all 108K
 
 Index directories live outside the repository (default /work/idx/crosslang); a pool's index is
 reused while its corpus files are unchanged, and its embedding cache makes a rebuild resume.
