@@ -112,7 +112,8 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, **options) -> tu
     known = {p.id for p in papers}
     added = [p for p in new_papers if p.id not in known]
     options.setdefault("max_tokens", index.manifest["max_tokens"])
-    options.setdefault("multilingual", index.manifest.get("multilingual", False))
+    if options.get("multilingual") is None:  # keep the field the index already has
+        options["multilingual"] = index.manifest.get("multilingual", False)
     index.close()
     return build_index(papers + added, root, **options), len(added)
 
