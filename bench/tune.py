@@ -19,8 +19,8 @@ from recommender.pipeline import DEFAULT  # noqa: E402
 from recommender.recommender import Recommender  # noqa: E402
 
 GRID = {
-    "w_lexical": [0.2, 0.4, 0.6],
-    "w_graph": [0.0, 0.15, 0.3, 0.5],
+    "w_lexical": [0.2, 0.4],
+    "w_graph": [0.3, 0.5, 0.8],
     "w_popularity": [0.0, 0.1],
     "expand_from": [10, 20],
 }
