@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def main() -> None:
     parser.add_argument("--index-root", type=Path, default=Path("/tmp/citrec-bench"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--global-weights", type=float, nargs="*", default=[DEFAULT.global_weight])
+    parser.add_argument("--grid", type=json.loads, default=GRID, help='JSON, e.g. \'{"w_lexical": [0.3, 0.5]}\'')
     args = parser.parse_args()
     spec = DATASETS[args.dataset]
     folder = args.data / spec["dir"]
@@ -45,10 +47,11 @@ def main() -> None:
         queries = queries_from_file(folder / spec["query_sets"][args.set], set(rec.index.ids))
     queries = queries[: args.limit] if args.limit else queries
     rows = []
-    keys = list(GRID) + ["global_weight"]
-    for values in itertools.product(*GRID.values(), args.global_weights):
+    keys = list(args.grid) + ["global_weight"]
+    for values in itertools.product(*args.grid.values(), args.global_weights):
         settings = dict(zip(keys, values))
-        config = DEFAULT.with_(diversity=0.0, w_dense=1 - settings["w_lexical"], **settings)
+        config = DEFAULT.with_(diversity=0.0, **settings)
+        config = config.with_(w_dense=1 - config.w_lexical)
         metrics = evaluate(rec, queries, {"x": config}, depth=100, progress=False)["x"]
         rows.append((metrics["ndcg@10"], metrics["mrr"], metrics["recall@20"], settings))
         print(f"{metrics['ndcg@10']:.4f} {metrics['mrr']:.4f} {metrics['recall@20']:.4f} {settings}", flush=True)
