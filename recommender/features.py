@@ -16,6 +16,9 @@ query: papers dated no later than it, never the query itself), so no citation ed
     coupling          seed-weighted cosine bibliographic coupling with the seeds (shared references)
     coupling_count    log(1 + references shared with the seeds)
     year_gap          query year minus paper year (NaN when unknown)
+    fused             the engine's fused score / the pool's best (the ordering the reranker starts from)
+    fused_rank        log(1 + rank by fused score in the pool)
+    citations_rel     citations minus the pool's highest (robust to the corpus growing over time)
 Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (as in graph expansion).
 """
 from __future__ import annotations
@@ -24,7 +27,8 @@ import numpy as np
 from .lexical import analyze
 
 FEATURES = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "citations", "graph",
-            "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap")
+            "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
+            "citations_rel")
 
 # Readable names for explanations: the evidence a feature stands for.
 DESCRIPTIONS = {
@@ -33,7 +37,8 @@ DESCRIPTIONS = {
     "citations": "how often it is cited", "graph": "cited by the closest papers",
     "cocitation": "cited together with the closest papers", "cocitation_count": "cited together with the closest papers",
     "coupling": "shares references with the closest papers", "coupling_count": "shares references with the closest papers",
-    "year_gap": "its age",
+    "year_gap": "its age", "fused": "the combined retrieval score", "fused_rank": "the combined retrieval score",
+    "citations_rel": "how often it is cited",
 }
 
 
@@ -147,4 +152,12 @@ class FeatureExtractor:
         years = index.years[cands].astype(np.float32)
         qyear = self.query_year(query)
         out[:, col["year_gap"]] = np.where((years > 0) & (qyear > 0), qyear - years, np.nan)
+
+        fused = np.asarray(pool.scores, dtype=np.float64)
+        best = fused.max()
+        out[:, col["fused"]] = fused / best if best > 0 else fused
+        ranks = np.empty(n)
+        ranks[np.argsort(-fused, kind="stable")] = np.arange(n)
+        out[:, col["fused_rank"]] = np.log1p(ranks)
+        out[:, col["citations_rel"]] = out[:, col["citations"]] - out[:, col["citations"]].max()
         return out

@@ -285,12 +285,29 @@ def make_model(kind: str = "hgb", seed: int = 0):
     raise ValueError(f"unknown model kind {kind!r}; choose hgb or logreg")
 
 
-def fit(X: np.ndarray, y: np.ndarray, kind: str = "hgb", seed: int = 0) -> Reranker:
-    """Fit a model and record what explanations need (feature means, spreads, directions, importance)."""
+def query_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Sample weights giving every query the same total weight on its cited and on its non-cited papers
+    (else queries with long reference lists dominate the fit)."""
+    weights = np.ones(len(y), dtype=np.float64)
+    for label in (0, 1):
+        mask = y == label
+        counts = np.bincount(groups[mask], minlength=int(groups.max()) + 1)
+        weights[mask] = 1.0 / counts[groups[mask]]
+    return weights * len(y) / weights.sum()
+
+
+def fit(X: np.ndarray, y: np.ndarray, kind: str = "hgb", seed: int = 0, groups: np.ndarray | None = None) -> Reranker:
+    """Fit a model (per-query balanced weights when `groups` is given) and record what explanations need
+    (feature means, spreads, directions, importance)."""
     if len(set(y.tolist())) < 2:
         raise ValueError("training pairs hold only one class (need cited and non-cited papers)")
     model = make_model(kind, seed)
-    model.fit(X, y)
+    if groups is None:
+        model.fit(X, y)
+    else:
+        weights = query_weights(y, groups)
+        key = "sample_weight" if kind == "hgb" else "logisticregression__sample_weight"
+        model.fit(X, y, **{key: weights})
     means = np.nanmean(X, axis=0)
     scales = np.nanstd(X, axis=0)
     pos, neg = np.nanmean(X[y == 1], axis=0), np.nanmean(X[y == 0], axis=0)
@@ -301,16 +318,16 @@ def fit(X: np.ndarray, y: np.ndarray, kind: str = "hgb", seed: int = 0) -> Reran
     return Reranker(model, FEATURES, info)
 
 
-def train(recommender, queries: list[EvalQuery], *, kind: str = "hgb", max_queries: int | None = DEFAULT_MAX_QUERIES,
+def train(recommender, queries: list[EvalQuery], *, kind: str = "logreg", max_queries: int | None = DEFAULT_MAX_QUERIES,
           seed: int = 0, save: bool = True, progress: bool = True, source: str = "",
           config: PipelineConfig | None = None) -> Reranker:
     """Collect pairs from (a seeded subsample of) the queries, fit, and store the model with the index."""
     started = time.time()
     if max_queries and len(queries) > max_queries:
         queries = random.Random(seed).sample(queries, max_queries)
-    X, y, _, facts = collect(recommender, queries, config, seed=seed, progress=progress)
+    X, y, groups, facts = collect(recommender, queries, config, seed=seed, progress=progress)
     collected = time.time()
-    reranker = fit(X, y, kind, seed)
+    reranker = fit(X, y, kind, seed, groups)
     import sklearn
 
     reranker.info.update(facts)

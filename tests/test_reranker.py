@@ -143,8 +143,8 @@ def test_cli_trains_without_a_split_and_with_one(index_copy, tmp_path):
     assert table.returncode == 0 and "| learned |" in table.stdout
     splits = tmp_path / "splits.json"
     splits.write_text('{"train": ["cite3", "cite4", "ir3", "ir4", "bio4", "vision4"]}')
-    proc = cli("train", "--index", index_copy, "--split", f"{splits}:train", "--model", "logreg")
+    proc = cli("train", "--index", index_copy, "--split", f"{splits}:train", "--model", "hgb")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(rr.model_path(index_copy).read_bytes().partition(b"\n")[0])["info"]["model"] == "logreg"
+    assert json.loads(rr.model_path(index_copy).read_bytes().partition(b"\n")[0])["info"]["model"] == "hgb"
     proc = cli("train", "--index", index_copy, "--split", f"{splits}:nope")
     assert proc.returncode == 2 and "no split 'nope'" in proc.stderr
