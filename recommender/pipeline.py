@@ -18,7 +18,7 @@ class PipelineConfig:
     w_popularity: float = 0.0     # log in-citation count among the allowed papers
     pool: int = 200               # candidates taken from each retriever
     expand_from: int = 10         # top papers whose references join the pool
-    global_weight: float = 0.3    # local mode: weight of the draft's title/abstract next to the passage
+    global_weight: float = 0.5    # local mode: weight of the draft's title/abstract next to the passage (tuned on ACM-CR dev)
     diversity: float | None = None  # None: use the query's own setting
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
