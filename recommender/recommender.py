@@ -293,8 +293,9 @@ class Recommender:
                     support[cited] = support.get(cited, 0.0) + seed_weight[int(seed)] / total_weight
                     via.setdefault(cited, int(seed))
         extra = np.array(sorted(set(support) - set(candidates.tolist())), dtype=np.int64)
+        added = self._components(extra, lexical, vector, config, field)  # only the new papers need scoring
+        comps = {name: np.concatenate([values, added[name]]) for name, values in comps.items()}
         candidates = np.concatenate([candidates, extra])
-        comps = self._components(candidates, lexical, vector, config, field)
         comps["graph"] = np.array([support.get(int(c), 0.0) for c in candidates], dtype=np.float32)
         if config.w_popularity > 0:
             citers = graph.cited_by[candidates] @ allowed.astype(np.float32)
