@@ -53,7 +53,8 @@ def cmd_recommend(args) -> int:
     for item in args.exclude:
         exclude |= recommender.already_cited(Path(item)) if Path(item).is_file() else {item}
     query = Query(title=args.title, abstract=args.abstract, context=args.context, k=args.k,
-                  year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity)
+                  year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity,
+                  authors=[a.strip() for a in args.authors.split(";") if a.strip()])
     results = recommender.recommend(query)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1))
@@ -132,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--year-min", type=int)
     p.add_argument("--year-max", type=int)
+    p.add_argument("--authors", default="", help="the draft's authors, separated by ';' (their earlier papers "
+                                                   "become candidates)")
     p.add_argument("--exclude", nargs="*", default=[], help="ids, or a .bib / reference list already cited")
     p.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, help="author diversity (0 = plain ranking)")
     p.add_argument("--json", action="store_true")

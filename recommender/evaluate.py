@@ -59,10 +59,16 @@ def queries_from_split(spec: str, recommender: Recommender) -> list[EvalQuery]:
         relevant = {r for r in paper.references if r in index.position and r != paper.id}
         if not relevant:
             continue
-        max_date = paper.extra.get("date") or (f"{paper.year}-12-31" if paper.year else None)
-        query = Query(title=paper.title, abstract=paper.abstract, exclude={paper.id}, max_date=max_date)
-        out.append(EvalQuery(paper.id, query, relevant))
+        out.append(EvalQuery(paper.id, query_for_paper(paper), relevant))
     return out
+
+
+def query_for_paper(paper) -> Query:
+    """A corpus paper as a query: its title, abstract and authors; candidates dated no later than it (date,
+    else year), never itself."""
+    max_date = paper.extra.get("date") or (f"{paper.year}-12-31" if paper.year else None)
+    return Query(title=paper.title, abstract=paper.abstract, authors=list(paper.authors), exclude={paper.id},
+                 max_date=max_date)
 
 
 def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[str, PipelineConfig] | None = None,

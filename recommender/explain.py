@@ -55,6 +55,8 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
         parts.append("shares the terms " + ", ".join(f"“{t}”" for t in terms))
     if via_title:
         parts.append(f"cited by “{via_title}”, which matches your text")
+    if components.get("own", 0.0) > 0:
+        parts.append("written by one of your authors")
     text = "; ".join(parts) or "Related by topic"
     text = text[0].upper() + text[1:] + "."
     if sentence:

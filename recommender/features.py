@@ -19,6 +19,7 @@ query: papers dated no later than it, never the query itself), so no citation ed
     fused             the engine's fused score / the pool's best (the ordering the reranker starts from)
     fused_rank        log(1 + rank by fused score in the pool)
     citations_rel     citations minus the pool's highest (robust to the corpus growing over time)
+    own               share of the query's authors who wrote the paper (0 when the query names none)
 Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (as in graph expansion).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .lexical import analyze
 
 FEATURES = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
-            "citations_rel")
+            "citations_rel", "own")
 
 # Readable names for explanations: the evidence a feature stands for.
 DESCRIPTIONS = {
@@ -38,7 +39,7 @@ DESCRIPTIONS = {
     "cocitation": "cited together with the closest papers", "cocitation_count": "cited together with the closest papers",
     "coupling": "shares references with the closest papers", "coupling_count": "shares references with the closest papers",
     "year_gap": "its age", "fused": "the combined retrieval score", "fused_rank": "the combined retrieval score",
-    "citations_rel": "how often it is cited",
+    "citations_rel": "how often it is cited", "own": "written by one of your authors",
 }
 
 
@@ -160,4 +161,6 @@ class FeatureExtractor:
         ranks[np.argsort(-fused, kind="stable")] = np.arange(n)
         out[:, col["fused_rank"]] = np.log1p(ranks)
         out[:, col["citations_rel"]] = out[:, col["citations"]] - out[:, col["citations"]].max()
+        if "own" in pool.components:
+            out[:, col["own"]] = pool.components["own"]
         return out

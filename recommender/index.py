@@ -5,6 +5,8 @@ import json
 import shutil
 import sqlite3
 import threading
+from collections import defaultdict
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -17,6 +19,7 @@ from .encoders import DEFAULT_MAX_TOKENS, get_encoder
 from .graph import CitationGraph
 from .lexical import LexicalIndex, lexical_text
 from .paper import Paper
+from .selection import author_key
 
 ANNOY_TREES = 100  # as in Citeomatic
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -177,6 +180,15 @@ class Index:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def by_author(self) -> dict[str, np.ndarray]:
+        """Positions of each author's papers, keyed by `author_key` (built on first use)."""
+        found = defaultdict(list)
+        for pos, names in enumerate(self.authors):
+            for key in {author_key(name) for name in names} - {""}:
+                found[key].append(pos)
+        return {key: np.asarray(positions, dtype=np.int64) for key, positions in found.items()}
 
     def papers(self, positions: Iterable[int]) -> list[Paper]:
         """Full records for the given positions, in that order."""

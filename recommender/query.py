@@ -27,6 +27,7 @@ class Query:
     exclude: set[str] = field(default_factory=set)
     diversity: float = 0.0
     max_date: str | None = None  # evaluation protocol: only papers dated no later than this
+    authors: list[str] = field(default_factory=list)  # the draft's own authors: their earlier work is a candidate
 
     @property
     def is_local(self) -> bool:

@@ -15,7 +15,7 @@ from .paper import Paper
 from .pipeline import DEFAULT, PipelineConfig
 from .query import Query, Recommendation
 from .references import match_references, parse_reference_list
-from .selection import select_diverse
+from .selection import author_key, select_diverse
 
 DIVERSE_POOL = 5  # diverse selection considers the best k * DIVERSE_POOL candidates
 NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
@@ -189,6 +189,17 @@ class Recommender:
             return _top(np.asarray(matrix @ vector), allowed, n)
         return found
 
+    def own_work(self, query: Query, config: PipelineConfig) -> dict[int, float]:
+        """Papers written by the query's authors: position -> share of the query's authors on it."""
+        keys = {author_key(name) for name in query.authors} - {""}
+        if not config.own_work or not keys:
+            return {}
+        counts: dict[int, float] = {}
+        for key in keys:
+            for pos in self.index.by_author.get(key, ()):
+                counts[int(pos)] = counts.get(int(pos), 0.0) + 1.0 / len(keys)
+        return counts
+
     # -- language ------------------------------------------------------------------------------
     def detect(self, query: Query) -> LanguageInfo:
         """The language of the text that drives retrieval (the passage in local mode, else the draft)."""
@@ -224,13 +235,17 @@ class Recommender:
         vector = self.query_vector(query, config, field) if config.dense else None
         if vector is not None:
             pools.append(self.dense_candidates(vector, allowed, config.pool, field))
+        own = self.own_work(query, config)
+        if own:
+            mine = np.fromiter(own, dtype=np.int64, count=len(own))
+            pools.append(mine[allowed[mine]])
         candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, dtype=np.int64)
-        components = self._components(candidates, lexical, vector, config, field)
+        components = self._components(candidates, lexical, vector, config, field, own)
         scores = self._fuse(components, config)
         via: dict[int, int] = {}
         if config.graph and len(candidates):
             candidates, components, scores, via = self._expand(candidates, components, scores, lexical,
-                                                               vector, allowed, config, field)
+                                                               vector, allowed, config, field, own)
         return CandidatePool(query, config, candidates, components, scores, via, route, allowed, lexical, vector)
 
     def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
@@ -254,8 +269,11 @@ class Recommender:
                        {name: values[order] for name, values in components.items()}, via, route,
                        pool.features[order] if pool.features is not None else None)
 
-    def _components(self, candidates, lexical, vector, config, field: str = "dense") -> dict[str, np.ndarray]:
+    def _components(self, candidates, lexical, vector, config, field: str = "dense",
+                    own: dict[int, float] | None = None) -> dict[str, np.ndarray]:
         comps = {}
+        if own:  # "own": share of the query's authors who wrote the paper
+            comps["own"] = np.array([own.get(int(c), 0.0) for c in candidates], dtype=np.float32)
         if lexical is not None:
             comps["lexical"] = lexical[candidates].astype(np.float32)
         if vector is not None:  # "dense": cosine in the field that served the query
@@ -265,7 +283,7 @@ class Recommender:
     def _fuse(self, comps: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:
         n = len(next(iter(comps.values()))) if comps else 0
         weights = {"lexical": config.w_lexical, "dense": config.w_dense,
-                   "graph": config.w_graph, "popularity": config.w_popularity}
+                   "graph": config.w_graph, "popularity": config.w_popularity, "own": config.w_own}
         total = np.zeros(n, dtype=np.float32)
         for name, values in comps.items():
             if config.fusion == "rrf" and name in ("lexical", "dense"):
@@ -278,7 +296,7 @@ class Recommender:
                 total += weights[name] * (_scaled(values) if name == "lexical" else values)
         return total
 
-    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config, field: str = "dense"):
+    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config, field: str = "dense", own=None):
         """Citeomatic-style expansion: papers cited by the top neighbours join the pool and get a graph score."""
         graph = self.index.graph
         seeds = candidates[np.argsort(-scores, kind="stable")[: config.expand_from]]
@@ -293,7 +311,7 @@ class Recommender:
                     support[cited] = support.get(cited, 0.0) + seed_weight[int(seed)] / total_weight
                     via.setdefault(cited, int(seed))
         extra = np.array(sorted(set(support) - set(candidates.tolist())), dtype=np.int64)
-        added = self._components(extra, lexical, vector, config, field)  # only the new papers need scoring
+        added = self._components(extra, lexical, vector, config, field, own)  # only the new papers need scoring
         comps = {name: np.concatenate([values, added[name]]) for name, values in comps.items()}
         candidates = np.concatenate([candidates, extra])
         comps["graph"] = np.array([support.get(int(c), 0.0) for c in candidates], dtype=np.float32)

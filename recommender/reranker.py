@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
-from .evaluate import EvalQuery
+from .evaluate import EvalQuery, query_for_paper
 from .features import DESCRIPTIONS, FEATURES, FeatureExtractor
 from .index_files import IndexError_
 from .pipeline import METHODS, PipelineConfig
@@ -161,9 +161,7 @@ def _queries_for(recommender, positions: list[int]) -> list[EvalQuery]:
         relevant = {r for r in paper.references if r in index.position and r != paper.id}
         if not relevant or not paper.text:
             continue
-        max_date = paper.extra.get("date") or (f"{paper.year}-12-31" if paper.year else None)
-        query = Query(title=paper.title, abstract=paper.abstract, exclude={paper.id}, max_date=max_date)
-        out.append(EvalQuery(paper.id, query, relevant))
+        out.append(EvalQuery(paper.id, query_for_paper(paper), relevant))
     return out
 
 
