@@ -10,7 +10,7 @@ import streamlit as st
 from pages import common
 from recommender.language import corpus_languages
 from recommender.pipeline import DEFAULT_DIVERSITY
-from recommender.user_input import MODES, prepare
+from recommender.user_input import MODES, prepare, split_authors
 
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300
@@ -74,6 +74,10 @@ def query_form(directory: str) -> bool:
                       placeholder="Title of your draft (optional in passage mode)")
         st.text_area("Abstract or passage", key="q_text", height=150, persist_state="session",
                      placeholder="Paste your abstract, or a passage with [CIT] where a citation belongs.")
+        st.text_input("Your authors (optional)", key="q_authors", persist_state="session",
+                      placeholder="Ada Lovelace; A. Turing",
+                      help="Names separated by ';'. Your earlier papers in the corpus become candidates, "
+                           "and sharing an author counts as evidence.")
         st.session_state.setdefault("q_mode", "auto")
         st.segmented_control("Mode", MODES, format_func=MODE_LABELS.get, key="q_mode", required=True,
                              persist_state="session",
@@ -113,6 +117,7 @@ def run_query(directory: str) -> None:
                        st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", 10),
                        diversity=st.session_state.get("q_diversity", DEFAULT_DIVERSITY),
                        venues=list(st.session_state.get("q_venues") or []),
+                       authors=split_authors(st.session_state.get("q_authors", "")),
                        year_min=low if low is not None and low > years[0] else None,
                        year_max=high if high is not None and high < years[-1] else None)
     if not prepared.query.main_text:

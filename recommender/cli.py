@@ -13,6 +13,7 @@ from .loaders import CorpusError, load_corpus
 from .paper import Paper
 from .pipeline import DEFAULT_DIVERSITY, METHODS
 from .query import Query
+from .user_input import split_authors
 
 
 def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
@@ -54,7 +55,7 @@ def cmd_recommend(args) -> int:
         exclude |= recommender.already_cited(Path(item)) if Path(item).is_file() else {item}
     query = Query(title=args.title, abstract=args.abstract, context=args.context, k=args.k,
                   year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity,
-                  authors=[a.strip() for a in args.authors.split(";") if a.strip()])
+                  authors=split_authors(args.authors))
     results = recommender.recommend(query)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1))
@@ -104,6 +105,20 @@ def cmd_train(args) -> int:
     print(f"training on {min(len(queries), limit)} of {len(queries)} queries ({source}), model {args.model}",
           file=sys.stderr)
     started = time.time()
+    if not args.no_encoder:
+        from .tuning import save_head, train_head
+
+        index = recommender.index
+        try:
+            head = train_head(index.dense, index.graph, [index.position[q.qid] for q in queries], seed=args.seed)
+        except ValueError as exc:
+            print(f"encoder not tuned: {exc}", file=sys.stderr)
+        else:
+            head.info.update({"source": source, "index_version": index.version.name})
+            path = save_head(args.index, head)
+            recommender._tuned = None  # the reranker learns on top of the tuned encoder
+            print(f"tuned the encoder on {head.info['pairs']} citation pairs in {head.info['seconds']:.0f} s; "
+                  f"written to {path}", file=sys.stderr)
     reranker = train(recommender, queries, kind=args.model, max_queries=limit, seed=args.seed, source=source)
     info = reranker.info
     print(f"trained on {info['queries_used']} queries, {info['pairs']} pairs ({info['positives']} cited; "
@@ -149,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="write the metrics here")
     p.set_defaults(run=cmd_evaluate)
 
-    p = sub.add_parser("train", help="train the learned reranker of an index (method \"learned\")")
+    p = sub.add_parser("train", help="tune the encoder and train the reranker on the index's citations")
     p.add_argument("--index", required=True)
     p.add_argument("--split", help="splits.json:NAME: train on the query papers of a split")
     p.add_argument("--before", type=int, help="without --split: train on corpus papers older than this year "
@@ -157,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-queries", type=int, help="seeded subsample of the training queries (default 3000)")
     p.add_argument("--model", choices=["logreg", "hgb"], default="logreg",
                    help="logistic regression (default; best on hep-th dev) or gradient-boosted trees")
+    p.add_argument("--no-encoder", action="store_true", help="keep the base encoder (train the reranker only)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)
     return parser

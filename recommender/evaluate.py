@@ -76,17 +76,17 @@ def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[s
              on_query: Callable[[str, list[str]], None] | None = None) -> dict[str, dict[str, float]]:
     """Metrics for each method over the same queries; `on_query(method, ranked_ids)` sees every run.
 
-    Methods that need the learned model are skipped (with a note) when the index has none; a damaged model
-    fails before any run."""
+    Methods that need the learned reranker or tuned encoder are skipped (with a note) when the index has none;
+    a damaged model fails before any run."""
     methods = methods or METHODS
-    if any(c.rerank for c in methods.values()):
-        if recommender.has_learned:
-            recommender.learned()
-        else:
-            skipped = [name for name, c in methods.items() if c.rerank]
-            print(f"skipping {', '.join(skipped)}: the index has no learned model "
-                  "(python -m recommender train)", file=sys.stderr)
-            methods = {name: c for name, c in methods.items() if not c.rerank}
+    if any(c.rerank for c in methods.values()) and recommender.has_learned:
+        recommender.learned()
+    untrained = [name for name, c in methods.items()
+                 if (c.rerank and not recommender.has_learned) or (c.tuned == "on" and recommender.tuned_head is None)]
+    if untrained:
+        print(f"skipping {', '.join(untrained)}: the index has no learned model (python -m recommender train)",
+              file=sys.stderr)
+        methods = {name: c for name, c in methods.items() if name not in untrained}
     results = {}
     for name, config in methods.items():
         config = config.with_(pool=max(config.pool, depth))

@@ -7,6 +7,7 @@ query: papers dated no later than it, never the query itself), so no citation ed
     lexical           BM25 score / best BM25 score among the allowed papers
     dense             cosine of the query and paper vectors (the field that served the query)
     dense_gap         best cosine in the pool minus this one
+    dense_base        cosine under the base English encoder when the citation-tuned one served the query (else dense)
     title_overlap     IDF mass of the query terms found in the title / IDF mass of all query terms
     abstract_overlap  the same over the indexed text (title, abstract, keywords: the BM25 field)
     citations         log(1 + in-citations from allowed papers)
@@ -27,13 +28,14 @@ from __future__ import annotations
 import numpy as np
 from .lexical import analyze
 
-FEATURES = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "citations", "graph",
+FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
             "citations_rel", "own")
 
 # Readable names for explanations: the evidence a feature stands for.
 DESCRIPTIONS = {
     "lexical": "shared terms (BM25)", "dense": "closeness in meaning", "dense_gap": "closeness in meaning",
+    "dense_base": "closeness in meaning",
     "title_overlap": "query terms in the title", "abstract_overlap": "query terms in the abstract",
     "citations": "how often it is cited", "graph": "cited by the closest papers",
     "cocitation": "cited together with the closest papers", "cocitation_count": "cited together with the closest papers",
@@ -111,6 +113,11 @@ class FeatureExtractor:
         dense = np.asarray(rec._field(pool.route.field)[0][cands] @ vector, dtype=np.float32)
         out[:, col["dense"]] = dense
         out[:, col["dense_gap"]] = dense.max() - dense
+        if pool.route.field == "tuned":
+            base = rec.query_vector(query, pool.config, "dense")
+            out[:, col["dense_base"]] = np.asarray(index.dense[cands] @ base, dtype=np.float32)
+        else:
+            out[:, col["dense_base"]] = dense
 
         weights = index.lexical.term_weights(_lexical_query(rec, pool))
         mass = sum(weights.values())

@@ -23,6 +23,8 @@ class PipelineConfig:
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
     w_lexical_multilingual: float = 0.2  # w_lexical for a non-English query on the multilingual field
+    tuned: str = "auto"           # the citation-tuned encoder (`train`) for English queries: "auto" when the
+                                  # index has one, "on": required, "off": the base encoder
     own_work: bool = True         # papers by the query's authors join the candidates, scored by shared authors
     w_own: float = 0.3
     rerank: bool = False          # final rerank of the pool by the index's learned model (`python -m recommender train`)
@@ -34,7 +36,7 @@ class PipelineConfig:
 DEFAULT = PipelineConfig()
 DEFAULT_DIVERSITY = 0.1  # a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md)
 
-BASE = DEFAULT.with_(own_work=False)  # the query's authors ignored: the engine's signals and the seed methods
+BASE = DEFAULT.with_(own_work=False, tuned="off")  # untrained signals, the query's authors ignored
 
 METHODS: dict[str, PipelineConfig] = {
     # the ACM-CR protocol: BM25 over the passage alone (no draft title/abstract)
@@ -42,13 +44,17 @@ METHODS: dict[str, PipelineConfig] = {
     "dense": BASE.with_(lexical=False, graph=False, w_dense=1.0, diversity=0.0),
     "hybrid": BASE.with_(graph=False, diversity=0.0),
     "hybrid+graph": BASE.with_(diversity=0.0),
+    # the same with the citation-tuned encoder (needs `train` first)
+    "tuned": BASE.with_(tuned="on", diversity=0.0),
     # + the query's authors: their earlier papers join the pool and score by shared authors
-    "hybrid+graph+own": DEFAULT.with_(diversity=0.0),
+    "hybrid+graph+own": BASE.with_(own_work=True, diversity=0.0),
     "full": DEFAULT.with_(diversity=DEFAULT_DIVERSITY),
-    # the hybrid+graph+own pool reranked by the learned model stored with the index (needs `train` first)
+    # the hybrid+graph+own pool (tuned encoder when trained) reranked by the learned model stored with the index (needs `train` first)
     "learned": DEFAULT.with_(rerank=True, diversity=0.0),
     # seed-method baselines: Citeomatic NNSelect (dense neighbours + their references, cosine only) and
     # BM25 + navigation (top BM25 papers expanded by their references, fused score)
     "nnselect": BASE.with_(lexical=False, w_dense=1.0, w_graph=0.0, diversity=0.0),
     "bm25+nav": BASE.with_(dense=False, w_lexical=1.0, diversity=0.0),
+    # SBERT+SubRef: neighbours under the citation-tuned encoder, then author-diverse (QAIv2) selection
+    "sbert+subref": BASE.with_(tuned="on", lexical=False, graph=False, w_dense=1.0, diversity=DEFAULT_DIVERSITY),
 }

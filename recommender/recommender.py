@@ -25,8 +25,9 @@ NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
 class Route:
     """How a query is answered: its detected language and the dense field that serves it.
 
-    field: "dense" (English encoder, the English pipeline) or "multilingual" (multilingual encoder and
-    index; lexical matching then sees the query's Latin-script terms and numbers apart from the rest).
+    field: "dense" (English encoder, the English pipeline), "tuned" (the same encoder with the index's
+    citation-tuned head, `tuning.py`) or "multilingual" (multilingual encoder and index; lexical matching then
+    sees the query's Latin-script terms and numbers apart from the rest).
     warning: "" or a short reason why a non-English query gets the English pipeline
     (NO_MULTILINGUAL_FIELD when the index was built without `multilingual=True`).
     """
@@ -109,6 +110,7 @@ class Recommender:
         self.encoder = get_encoder("sbert", index.manifest["max_tokens"])
         self.multilingual_available = index.multilingual is not None
         self._learned = None  # the learned reranker of the index, loaded on first use
+        self._tuned = None    # (head, tuned corpus vectors) of the citation-tuned encoder, loaded on first use
 
     def learned(self):
         """The learned reranker stored with the index (`python -m recommender train`), loaded once;
@@ -124,6 +126,16 @@ class Recommender:
         from .reranker import model_path
 
         return self._learned is not None or model_path(self.index.root).is_file()
+
+    @property
+    def tuned_head(self):
+        """The index's citation-tuned encoder head (`python -m recommender train`), or None."""
+        if self._tuned is None:
+            from .tuning import load_head
+
+            head = load_head(self.index.root, self.index.dense.shape[1])
+            self._tuned = (head, head.apply(self.index.dense) if head is not None else None)
+        return self._tuned[0]
 
     @classmethod
     def load(cls, directory: Path | str) -> "Recommender":
@@ -168,20 +180,24 @@ class Recommender:
 
     @lru_cache(maxsize=512)  # repeated texts: slider changes in the app, several methods in evaluate
     def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
+        if field == "tuned":
+            return self.tuned_head.apply(self._encode("dense", texts))
         encoder = get_encoder("multilingual") if field == "multilingual" else self.encoder
         return encoder.encode(list(texts))
 
     def _field(self, field: str):
-        """The vectors and Annoy index of a dense field ("dense" or "multilingual")."""
+        """The vectors and Annoy index (None: exact search) of a dense field."""
         if field == "multilingual":
             return self.index.multilingual, self.index.multilingual_annoy
+        if field == "tuned" and self.tuned_head is not None:
+            return self._tuned[1], None
         return self.index.dense, self.index.annoy
 
     def dense_candidates(self, vector: np.ndarray, allowed: np.ndarray, n: int, field: str = "dense") -> np.ndarray:
         """Approximate neighbours from Annoy; exact search when that is as cheap (small corpus, deep pool)
         or when the filter removes most of Annoy's answers."""
         matrix, annoy = self._field(field)
-        if n * ANNOY_TREES >= len(self.index):
+        if annoy is None or n * ANNOY_TREES >= len(self.index):
             return _top(np.asarray(matrix @ vector), allowed, n)
         found = np.asarray(annoy.get_nns_by_vector(vector, n * 2), dtype=np.int64)
         found = found[allowed[found]][:n] if len(found) else found
@@ -209,15 +225,26 @@ class Recommender:
         """Which pipeline answers the query. `config.multilingual`: "auto" sends non-English queries to the
         multilingual field when the index has one; "off" always uses the English pipeline; "on" sends every
         query to the multilingual field."""
-        if config.multilingual not in ("auto", "off", "on"):
-            raise ValueError(f"multilingual must be 'auto', 'off' or 'on', not {config.multilingual!r}")
+        for name in ("multilingual", "tuned"):
+            if getattr(config, name) not in ("auto", "off", "on"):
+                raise ValueError(f"{name} must be 'auto', 'off' or 'on', not {getattr(config, name)!r}")
         language = self.detect(query)
         wanted = config.multilingual == "on" or (config.multilingual == "auto" and not language.is_english)
         if not wanted:
-            return Route(language)
+            return Route(language, self._english_field(config))
         if not self.multilingual_available:
-            return Route(language, "dense", NO_MULTILINGUAL_FIELD)
+            return Route(language, self._english_field(config), NO_MULTILINGUAL_FIELD)
         return Route(language, "multilingual")
+
+    def _english_field(self, config: PipelineConfig) -> str:
+        if config.tuned == "off" or (config.tuned == "auto" and self.tuned_head is None):
+            return "dense"
+        if self.tuned_head is None:
+            from .reranker import LearnedModelError
+
+            raise LearnedModelError(f"{self.index.root} has no citation-tuned encoder; train one with "
+                                    f"`python -m recommender train --index {self.index.root}`.")
+        return "tuned"
 
     # -- ranking -------------------------------------------------------------------------------
     def candidate_pool(self, query: Query, config: PipelineConfig = DEFAULT) -> CandidatePool:
@@ -328,9 +355,10 @@ class Recommender:
                  for pid, title, doi in zip(index.ids, index.titles, index.dois))
         return match_references(parse_reference_list(reference_source), light)
 
-    def recommend(self, query: Query, config: PipelineConfig = DEFAULT) -> list[Recommendation]:
-        """The top `query.k` papers with score components and an explanation each."""
-        ranking = self.rank(query, config)
+    def recommend(self, query: Query, config: PipelineConfig | None = None) -> list[Recommendation]:
+        """The top `query.k` papers with score components and an explanation each (by default the index's
+        learned reranker runs when one was trained)."""
+        ranking = self.rank(query, config or DEFAULT.with_(rerank=self.has_learned))
         papers = self.index.papers(ranking.positions)
         query_text = _lexical_text(ranking.route)(query.main_text)
         weights = self.index.lexical.term_weights(query_text)

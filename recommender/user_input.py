@@ -24,6 +24,11 @@ def detect_mode(text: str) -> str:
     return "passage" if CITATION_MARK.lower() in text.lower() else "draft"
 
 
+def split_authors(text: str) -> list[str]:
+    """Author names typed as 'Ada Lovelace; A. Turing' (semicolons or new lines between names)."""
+    return [name.strip() for name in text.replace("\n", ";").split(";") if name.strip()]
+
+
 def clip(text: str, limit: int, label: str, notices: list[str]) -> str:
     """`text` cut to `limit` characters at a word boundary, with a notice when it was cut."""
     text = text.strip()

@@ -31,6 +31,15 @@ def test_a_query_returns_result_cards(app_env):
     assert len(at.checkbox) == 10
 
 
+def test_the_authors_field_brings_in_their_earlier_work(app_env):
+    at = open_app()
+    at.text_input(key="q_authors").input("Ada Lovelace")
+    at = ask(at, "Residual networks for image classification", "Deep convolutional networks classify images.")
+    recs = at.session_state["results"]["recs"]
+    own = [r for r in recs if "Ada Lovelace" in r.authors]
+    assert own and all("one of your authors" in r.explanation for r in own)
+
+
 def test_empty_input_gets_a_gentle_prompt(app_env):
     at = ask(open_app(), "", "   ")
     assert not at.error and "results" not in at.session_state
