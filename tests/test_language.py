@@ -78,6 +78,7 @@ def test_scripts_are_counted_and_separated():
 def _recommender(multilingual_field: bool) -> Recommender:
     recommender = Recommender.__new__(Recommender)
     recommender.multilingual_available = multilingual_field
+    recommender._tuned = (None, None)  # no citation-tuned encoder
     return recommender
 
 
