@@ -84,7 +84,8 @@ def cmd_evaluate(args) -> int:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
     if any(METHODS[m].rerank for m in args.methods or []):
         recommender.learned()  # asked for by name: a missing model is an error, not a skip
-    results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None)
+    results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None,
+                       depth=args.depth)
     print(format_table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
@@ -161,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", help="splits.json:NAME (query papers of a split)")
     p.add_argument("--methods", nargs="+", help=f"default: all that can run ({', '.join(METHODS)})")
     p.add_argument("--limit", type=int, help="evaluate only the first N queries")
+    p.add_argument("--depth", type=int, default=1000, help="ranked list length and least pool size (default "
+                                                           "1000; --depth 10 times the app's setting: pool 200, k 10)")
     p.add_argument("--json", help="write the metrics here")
     p.set_defaults(run=cmd_evaluate)
 
@@ -170,8 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--before", type=int, help="without --split: train on corpus papers older than this year "
                                               "(default: the year before which ~80%% of citing papers lie)")
     p.add_argument("--max-queries", type=int, help="seeded subsample of the training queries (default 3000)")
-    p.add_argument("--model", choices=["logreg", "hgb"], default="logreg",
-                   help="logistic regression (default; best on hep-th dev) or gradient-boosted trees")
+    p.add_argument("--model", choices=["lambdarank", "logreg", "hgb"], default="lambdarank",
+                   help="LightGBM LambdaRank (default; best MRR on hep-th dev), logistic regression or "
+                        "gradient-boosted trees (both pointwise)")
     p.add_argument("--no-encoder", action="store_true", help="keep the base encoder (train the reranker only)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)

@@ -5,8 +5,8 @@
 
 Storage: `<index root>/learned/reranker.model`, beside the index versions, so it survives new index versions
 (its features are computed from whatever version is live). The file is one JSON header line (format, feature
-names, training facts, SHA-256 and size of the payload) followed by the pickled scikit-learn model; it is
-written to a temporary file and renamed into place, so an interrupted training leaves the old model (or none).
+names, training facts, SHA-256 and size of the payload) followed by the pickled model (LightGBM or scikit-learn);
+it is written to a temporary file and renamed into place, so an interrupted training leaves the old model (or none).
 Like the rest of an index directory, the file is trusted: load models only from indexes you built.
 """
 from __future__ import annotations
@@ -37,8 +37,10 @@ MODEL_FILE = "reranker.model"
 FORMAT = 1
 TRAIN_POOL = 300          # candidates per retriever while collecting training pairs
 HARD_NEGATIVES = 20       # the best-scored non-cited papers of each pool ...
-RANDOM_NEGATIVES = 40     # ... plus this many drawn uniformly from the rest of the pool
+RANDOM_NEGATIVES = 40     # ... plus this many drawn uniformly from the rest of the pool (classifiers; a ranker
+                          # learns from every non-cited paper of the pool, as it will rerank whole pools)
 DEFAULT_MAX_QUERIES = 3000
+MODEL_KINDS = ("lambdarank", "logreg", "hgb")
 
 
 class LearnedModelError(IndexError_):
@@ -59,8 +61,11 @@ class Reranker:
     _extractors: dict = field(default_factory=dict, repr=False)
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
-        """Probability of being cited, one per row of a FEATURES matrix."""
-        return self.model.predict_proba(matrix)[:, 1].astype(np.float32)
+        """One score in [0, 1] per row of a FEATURES matrix: a classifier's probability of being cited, or a
+        ranker's score through a logistic squash (same order; not a probability)."""
+        if hasattr(self.model, "predict_proba"):
+            return self.model.predict_proba(matrix)[:, 1].astype(np.float32)
+        return (1.0 / (1.0 + np.exp(-self.model.predict(matrix)))).astype(np.float32)
 
     def extractor(self, recommender) -> FeatureExtractor:
         key = id(recommender)
@@ -224,9 +229,10 @@ class _StoredVectors:
 
 
 def collect(recommender, queries: list[EvalQuery], config: PipelineConfig | None = None, *,
-            hard: int = HARD_NEGATIVES, random_negatives: int = RANDOM_NEGATIVES, seed: int = 0,
+            hard: int = HARD_NEGATIVES, random_negatives: int | None = RANDOM_NEGATIVES, seed: int = 0,
             progress: bool = True, on_progress: Callable[[int, int], None] | None = None):
-    """Feature rows of the cited papers in each query's pool plus sampled non-cited ones.
+    """Feature rows of the cited papers in each query's pool plus sampled non-cited ones (all of them when
+    `random_negatives` is None), the rows of a query adjacent: cited, hard negatives, then random ones.
 
     Returns (X, y, group, facts) where facts counts queries, pairs and the pool's recall of the citations.
     """
@@ -252,7 +258,7 @@ def collect(recommender, queries: list[EvalQuery], config: PipelineConfig | None
             negatives = [j for j in order if not cited[j]]
             chosen = negatives[:hard]
             rest = negatives[hard:]
-            chosen += rng.sample(rest, min(random_negatives, len(rest)))
+            chosen += rest if random_negatives is None else rng.sample(rest, min(random_negatives, len(rest)))
             keep = np.concatenate([np.flatnonzero(cited), np.asarray(chosen, dtype=np.int64)]).astype(np.int64)
             rows.append(extractor.compute(pool)[keep])
             labels.append(cited[keep])
@@ -266,8 +272,16 @@ def collect(recommender, queries: list[EvalQuery], config: PipelineConfig | None
     return X, y, g, facts
 
 
-def make_model(kind: str = "hgb", seed: int = 0):
-    """"hgb": gradient-boosted trees (NaN-aware); "logreg": standardised logistic regression."""
+def make_model(kind: str = "lambdarank", seed: int = 0):
+    """"lambdarank": LightGBM trees trained to rank each query's whole pool (NaN-aware; best MRR on hep-th dev,
+    bench/rerank_objectives.py); "hgb": gradient-boosted trees (NaN-aware); "logreg": standardised logistic
+    regression. The last two are pointwise classifiers."""
+    if kind == "lambdarank":
+        from lightgbm import LGBMRanker
+
+        return LGBMRanker(objective="lambdarank", n_estimators=300, learning_rate=0.05, num_leaves=31,
+                          min_child_samples=20, reg_lambda=1.0, random_state=seed, n_jobs=1, deterministic=True,
+                          force_row_wise=True, verbose=-1)
     if kind == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -280,7 +294,7 @@ def make_model(kind: str = "hgb", seed: int = 0):
         from sklearn.preprocessing import StandardScaler
 
         return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), LogisticRegression(max_iter=1000))
-    raise ValueError(f"unknown model kind {kind!r}; choose hgb or logreg")
+    raise ValueError(f"unknown model kind {kind!r}; choose {', '.join(MODEL_KINDS)}")
 
 
 def query_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -294,13 +308,28 @@ def query_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return weights * len(y) / weights.sum()
 
 
-def fit(X: np.ndarray, y: np.ndarray, kind: str = "hgb", seed: int = 0, groups: np.ndarray | None = None) -> Reranker:
-    """Fit a model (per-query balanced weights when `groups` is given) and record what explanations need
-    (feature means, spreads, directions, importance)."""
+def group_sizes(groups: np.ndarray) -> np.ndarray:
+    """Row counts of consecutive runs of one query, as a ranker's `group=`; the rows of a query must be adjacent."""
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    if len(np.unique(groups[starts])) != len(starts):
+        raise ValueError("the rows of each query must be contiguous")
+    return np.diff(np.r_[starts, len(groups)])
+
+
+def fit(X: np.ndarray, y: np.ndarray, kind: str = "lambdarank", seed: int = 0,
+        groups: np.ndarray | None = None) -> Reranker:
+    """Fit a model (a ranker on each query's rows; a classifier with per-query balanced weights when `groups`
+    is given) and record what explanations need (feature means, spreads, directions, importance)."""
     if len(set(y.tolist())) < 2:
         raise ValueError("training pairs hold only one class (need cited and non-cited papers)")
     model = make_model(kind, seed)
-    if groups is None:
+    if kind == "lambdarank":
+        if groups is None:
+            raise ValueError("a ranker needs the query of every row (groups)")
+        sizes = group_sizes(groups)  # rows of a query in a seeded random order: tied scores favour no label
+        order = np.lexsort((np.random.default_rng(seed).random(len(y)), np.repeat(np.arange(len(sizes)), sizes)))
+        model.fit(X[order], y[order], group=sizes)
+    elif groups is None:
         model.fit(X, y)
     else:
         weights = query_weights(y, groups)
@@ -316,19 +345,25 @@ def fit(X: np.ndarray, y: np.ndarray, kind: str = "hgb", seed: int = 0, groups: 
     return Reranker(model, FEATURES, info)
 
 
-def train(recommender, queries: list[EvalQuery], *, kind: str = "logreg", max_queries: int | None = DEFAULT_MAX_QUERIES,
-          seed: int = 0, save: bool = True, progress: bool = True, source: str = "",
-          config: PipelineConfig | None = None) -> Reranker:
+def train(recommender, queries: list[EvalQuery], *, kind: str = "lambdarank",
+          max_queries: int | None = DEFAULT_MAX_QUERIES, seed: int = 0, save: bool = True, progress: bool = True,
+          source: str = "", config: PipelineConfig | None = None) -> Reranker:
     """Collect pairs from (a seeded subsample of) the queries, fit, and store the model with the index."""
     started = time.time()
     if max_queries and len(queries) > max_queries:
         queries = random.Random(seed).sample(queries, max_queries)
-    X, y, groups, facts = collect(recommender, queries, config, seed=seed, progress=progress)
+    negatives = None if kind == "lambdarank" else RANDOM_NEGATIVES
+    X, y, groups, facts = collect(recommender, queries, config, random_negatives=negatives, seed=seed,
+                                  progress=progress)
     collected = time.time()
     reranker = fit(X, y, kind, seed, groups)
     import sklearn
 
     reranker.info.update(facts)
+    if kind == "lambdarank":
+        import lightgbm
+
+        reranker.info["lightgbm"] = lightgbm.__version__
     reranker.info.update({"source": source, "seed": seed, "trained": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                           "index_version": recommender.index.version.name, "sklearn": sklearn.__version__,
                           "python": platform.python_version(), "collect_seconds": round(collected - started, 1),
