@@ -224,7 +224,8 @@ class Recommender:
     def route(self, query: Query, config: PipelineConfig = DEFAULT) -> Route:
         """Which pipeline answers the query. `config.multilingual`: "auto" sends non-English queries to the
         multilingual field when the index has one; "off" always uses the English pipeline; "on" sends every
-        query to the multilingual field."""
+        query to the multilingual field. `config.tuned` does the same for the citation-tuned encoder, which
+        serves English queries."""
         for name in ("multilingual", "tuned"):
             if getattr(config, name) not in ("auto", "off", "on"):
                 raise ValueError(f"{name} must be 'auto', 'off' or 'on', not {getattr(config, name)!r}")
