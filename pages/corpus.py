@@ -12,6 +12,7 @@ import streamlit as st
 from pages import common
 from recommender import corpora
 from recommender.loaders import CorpusError, LoadResult, load_corpus
+from recommender.reranker import describe_learned
 
 PREVIEW_ROWS = 50
 SHOWN_PROBLEMS = 200
@@ -39,6 +40,7 @@ def statistics(index) -> None:
     b.metric("Citation links", f"{index.graph.edge_count:,}")
     c.metric("Years", f"{years.min()}–{years.max()}" if len(years) else "—")
     d.metric("Venues", f"{len({v for v in index.venues if v}):,}")
+    st.caption(describe_learned(index.root))
     left, right = st.columns(2)
     if len(years):
         counts = Counter(years.tolist())

@@ -156,6 +156,28 @@ def load_reranker(root: Path | str) -> Reranker:
     return Reranker(model, FEATURES, header.get("info") or {})
 
 
+def describe_learned(root: Path | str) -> str:
+    """One line for people: what the index has learned from its citations, or how to train it."""
+    from .tuning import head_path
+
+    parts = []
+    if head_path(root).is_file():
+        parts.append("a citation-tuned encoder")
+    path = model_path(root)
+    if path.is_file():
+        try:
+            with open(path, "rb") as handle:
+                info = json.loads(handle.readline().decode("utf-8")).get("info") or {}
+            parts.append(f"a {info.get('model', '?')} reranker trained on {info.get('queries_used', '?')} queries "
+                         f"({str(info.get('trained', '?'))[:10]})")
+        except (OSError, ValueError, AttributeError):  # damaged header: loading it will say how to retrain
+            parts.append("a reranker whose file cannot be read")
+    if not parts:
+        return ("Ranking uses the untrained signals; `python -m recommender train --index DIR` learns an encoder "
+                "and a reranker from this corpus's citation graph.")
+    return "Learned from this corpus's citations: " + " and ".join(parts) + "."
+
+
 # -- training queries ----------------------------------------------------------------------------------
 def _queries_for(recommender, positions: list[int]) -> list[EvalQuery]:
     """Each paper queries with its title+abstract; relevant = its in-corpus references; candidates are the

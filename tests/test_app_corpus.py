@@ -22,6 +22,7 @@ def test_statistics_of_the_active_corpus(app_env):
     assert metric(at, "Papers") == "24" and metric(at, "Years") == "2010–2015" and metric(at, "Venues") == "4"
     assert len(at.get("plotly_chart")) == 3
     assert "Title" in at.dataframe[0].value.columns
+    assert any("python -m recommender train" in c.value for c in at.caption)  # the test index learned nothing
 
 
 def test_a_malformed_upload_shows_the_loaders_errors_and_changes_nothing(app_env, small_index):

@@ -175,3 +175,11 @@ def test_lambdarank_puts_cited_papers_first(index_copy):
     assert results["learned"]["recall@1000"] == results["hybrid+graph"]["recall@1000"]
     # on the queries it learned from, the cited papers move to the top (the un-reranked pool: MRR 0.88, MAP 0.85)
     assert results["learned"]["mrr"] >= 0.95 and results["learned"]["map"] > results["hybrid+graph"]["map"]
+
+
+def test_the_learned_state_is_described_for_people(index_copy):
+    assert "python -m recommender train" in rr.describe_learned(index_copy)
+    rec = Recommender.load(index_copy)
+    rr.train(rec, rr.training_queries(rec), progress=False)
+    text = rr.describe_learned(index_copy)
+    assert "lambdarank reranker trained on" in text and "encoder" not in text
