@@ -46,22 +46,30 @@ def queries_from_file(path: Path | str, index_ids: set[str]) -> list[EvalQuery]:
 
 
 def queries_from_split(spec: str, recommender: Recommender) -> list[EvalQuery]:
-    """`splits.json:NAME`: each listed paper queries with its title+abstract; relevant = its references.
+    """`splits.json:NAME`: each listed paper queries with its title+abstract; relevant = its references."""
+    return queries_for_papers(recommender, split_positions(spec, recommender.index))
 
-    Candidates are limited to papers dated no later than the query (date, else year), never the query itself.
-    """
+
+def split_positions(spec: str, index) -> list[int]:
+    """Corpus positions of the papers listed under NAME in a `FILE:NAME` split file."""
     path, _, name = spec.rpartition(":")
     if not path or not name:
         raise ValueError(f"--split takes FILE:NAME, got {spec!r}")
-    ids = json.loads(Path(path).read_text(encoding="utf-8"))[name]
+    splits = json.loads(Path(path).read_text(encoding="utf-8"))
+    if name not in splits:
+        raise ValueError(f"{path} has no split {name!r} (it has {sorted(splits)})")
+    return [index.position[i] for i in splits[name] if i in index.position]
+
+
+def queries_for_papers(recommender: Recommender, positions: list[int]) -> list[EvalQuery]:
+    """Corpus papers as queries (`query_for_paper`); relevant = their in-corpus references. Papers without
+    text or without such references are left out."""
     index = recommender.index
-    positions = [index.position[i] for i in ids if i in index.position]
     out = []
-    for pos, paper in zip(positions, index.papers(positions)):
+    for paper in index.papers(positions):
         relevant = {r for r in paper.references if r in index.position and r != paper.id}
-        if not relevant:
-            continue
-        out.append(EvalQuery(paper.id, query_for_paper(paper), relevant))
+        if relevant and paper.text:
+            out.append(EvalQuery(paper.id, query_for_paper(paper), relevant))
     return out
 
 

@@ -26,11 +26,10 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
-from .evaluate import EvalQuery, query_for_paper
+from .evaluate import EvalQuery, queries_for_papers, split_positions
 from .features import DESCRIPTIONS, FEATURES, FeatureExtractor
 from .index_files import IndexError_
 from .pipeline import METHODS, PipelineConfig
-from .query import Query
 
 LEARNED_DIR = "learned"
 MODEL_FILE = "reranker.model"
@@ -128,6 +127,12 @@ def save_reranker(root: Path | str, reranker: Reranker) -> Path:
     return path
 
 
+def _read_model_file(path: Path) -> tuple[dict, bytes]:
+    """The JSON header line and the payload of a model file (ValueError when the header is not JSON)."""
+    head, _, payload = path.read_bytes().partition(b"\n")
+    return json.loads(head.decode("utf-8")), payload
+
+
 def load_reranker(root: Path | str) -> Reranker:
     """The learned model of an index; LearnedModelError with the remedy when it is missing or damaged."""
     path = model_path(root)
@@ -136,9 +141,7 @@ def load_reranker(root: Path | str) -> Reranker:
         raise LearnedModelError(f"{root} has no learned model ({path} is missing); train one with "
                                 f"`python -m recommender train --index {root}`.")
     try:
-        data = path.read_bytes()
-        head, _, payload = data.partition(b"\n")
-        header = json.loads(head.decode("utf-8"))
+        header, payload = _read_model_file(path)
     except (OSError, ValueError) as exc:
         raise LearnedModelError(f"{path}: unreadable model header ({exc}); {retrain}.") from exc
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -158,7 +161,7 @@ def load_reranker(root: Path | str) -> Reranker:
 
 def describe_learned(root: Path | str) -> str:
     """One line for people: what the index has learned from its citations, or how to train it."""
-    from .tuning import head_path
+    from .tuning import head_path  # tuning imports this module
 
     parts = []
     if head_path(root).is_file():
@@ -166,8 +169,7 @@ def describe_learned(root: Path | str) -> str:
     path = model_path(root)
     if path.is_file():
         try:
-            with open(path, "rb") as handle:
-                info = json.loads(handle.readline().decode("utf-8")).get("info") or {}
+            info = _read_model_file(path)[0].get("info") or {}
             parts.append(f"a {info.get('model', '?')} reranker trained on {info.get('queries_used', '?')} queries "
                          f"({str(info.get('trained', '?'))[:10]})")
         except (OSError, ValueError, AttributeError):  # damaged header: loading it will say how to retrain
@@ -179,19 +181,6 @@ def describe_learned(root: Path | str) -> str:
 
 
 # -- training queries ----------------------------------------------------------------------------------
-def _queries_for(recommender, positions: list[int]) -> list[EvalQuery]:
-    """Each paper queries with its title+abstract; relevant = its in-corpus references; candidates are the
-    papers dated no later than it (date, else year), never itself (as `evaluate.queries_from_split`)."""
-    index = recommender.index
-    out = []
-    for pos, paper in zip(positions, index.papers(positions)):
-        relevant = {r for r in paper.references if r in index.position and r != paper.id}
-        if not relevant or not paper.text:
-            continue
-        out.append(EvalQuery(paper.id, query_for_paper(paper), relevant))
-    return out
-
-
 def default_cutoff_year(recommender, share: float = 0.8) -> int:
     """The year before which about `share` of the dated papers with in-corpus references lie."""
     index = recommender.index
@@ -208,17 +197,11 @@ def training_queries(recommender, split: str | None = None, before: int | None =
     `before` (default: `default_cutoff_year`) that cite other corpus papers."""
     index = recommender.index
     if split:
-        path, _, name = split.rpartition(":")
-        if not path or not name:
-            raise ValueError(f"--split takes FILE:NAME, got {split!r}")
-        splits = json.loads(Path(path).read_text(encoding="utf-8"))
-        if name not in splits:
-            raise ValueError(f"{path} has no split {name!r} (it has {sorted(splits)})")
-        positions = [index.position[i] for i in splits[name] if i in index.position]
+        positions = split_positions(split, index)
     else:
         before = before if before is not None else default_cutoff_year(recommender)
         positions = [int(p) for p in np.flatnonzero((index.years > 0) & (index.years < before))]
-    queries = _queries_for(recommender, positions)
+    queries = queries_for_papers(recommender, positions)
     if not queries:
         raise ValueError("no training queries: no selected paper cites another paper of the corpus")
     return queries

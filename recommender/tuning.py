@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from .reranker import LEARNED_DIR, LearnedModelError
+
 HEAD_FILE = "encoder_head.npz"
 HIDDEN = 1024
 EPOCHS = 1  # on hep-th dev a second epoch raised dense R@100 further but cost MRR
@@ -32,8 +34,6 @@ SCALE = 20.0  # softmax temperature over cosines (as sentence-transformers' Mult
 
 
 def head_path(root: Path | str) -> Path:
-    from .reranker import LEARNED_DIR
-
     return Path(root) / LEARNED_DIR / HEAD_FILE
 
 
@@ -72,8 +72,6 @@ def save_head(root: Path | str, head: EncoderHead) -> Path:
 
 def load_head(root: Path | str, dim: int) -> EncoderHead | None:
     """The index's tuned head, or None when none was trained; a damaged or mismatched file is an error."""
-    from .reranker import LearnedModelError
-
     path = head_path(root)
     if not path.is_file():
         return None
