@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from recommender import index_files  # noqa: E402
+from recommender.gloss import WORDS_FILE as GLOSSARY  # noqa: E402
 from recommender.index import build_index  # noqa: E402
 from recommender.loaders import load_corpus  # noqa: E402
 from recommender.metrics import summarize  # noqa: E402
@@ -91,8 +92,9 @@ def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], 
     source = {"files": [str(p.resolve()) for p in corpus_files],
               "sha256": [index_files.sha256_of(p) for p in corpus_files], "samples": samples}
     try:
-        manifest = index_files.read_manifest(index_files.current_version(root), verify=False)
-        if manifest.get("source") == source and manifest.get("multilingual"):
+        version = index_files.current_version(root)
+        manifest = index_files.read_manifest(version, verify=False)
+        if manifest.get("source") == source and manifest.get("multilingual") and (version / GLOSSARY).is_file():
             return root
     except index_files.IndexError_:
         pass

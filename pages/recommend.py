@@ -98,6 +98,9 @@ def english_share(directory: str, version: str) -> float:
     return corpus_languages(common.index(directory).titles).get("en", 0.0)
 
 
+GLOSS_WORDS_SHOWN = 30
+
+
 def language_note(route, directory: str) -> str:
     """For a text that is not English: how it was matched, and how English the corpus is."""
     if route.language.is_english:
@@ -105,7 +108,10 @@ def language_note(route, directory: str) -> str:
     how = ("through the multilingual index" if route.field == "multilingual"
            else "by the English pipeline only: this corpus has no multilingual index")
     share = english_share(directory, common.version_of(directory))
-    return (f"Your text looks {route.language.name}; it was matched {how}. "
+    words = route.gloss.split()
+    gloss = (f" Key words read in English as: “{' '.join(words[:GLOSS_WORDS_SHOWN])}"
+             f"{' …' if len(words) > GLOSS_WORDS_SHOWN else ''}”." if words else "")
+    return (f"Your text looks {route.language.name}; it was matched {how}.{gloss} "
             f"{share:.0%} of this corpus's titles are English.")
 
 

@@ -46,9 +46,7 @@ DESCRIPTIONS = {
 
 
 def _lexical_query(recommender, pool) -> str:
-    from .recommender import _lexical_text
-
-    return _lexical_text(pool.route)(pool.query.main_text)
+    return recommender.lexical_text(pool.query.main_text, pool.route)
 
 
 def _row_cosine(counts: np.ndarray, own: np.ndarray, other: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ import shutil
 import sqlite3
 import threading
 from collections import defaultdict
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -16,6 +16,7 @@ from annoy import AnnoyIndex
 from . import index_files as files
 from .embedding_cache import EmbeddingCache, embed_with_cache
 from .encoders import DEFAULT_MAX_TOKENS, get_encoder
+from .gloss import Glossary
 from .graph import CitationGraph
 from .lexical import LexicalIndex, lexical_text
 from .paper import Paper
@@ -49,6 +50,16 @@ def _embed_into(staging: Path, prefix: str, texts: list[str], encoder, cache: Em
     annoy.unload()
 
 
+def _build_glossary(staging: Path, papers: list[Paper], cache: EmbeddingCache, on_progress: Progress | None,
+                    progress_bar: bool) -> None:
+    """The corpus vocabulary under the multilingual encoder, for word-by-word glosses of non-English queries."""
+    encoder = get_encoder("multilingual")
+    report = (lambda done, total: on_progress("glossary (word vectors)", done, total)) if on_progress else None
+    embed = partial(embed_with_cache, encoder=encoder, cache=cache, desc="glossary (word vectors)",
+                    progress=progress_bar, on_chunk=report)
+    Glossary.build((lexical_text(p) for p in papers), encoder, embed).save(staging)
+
+
 def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                 multilingual: bool = False, on_progress: Progress | None = None,
                 progress_bar: bool = True, source: dict | None = None) -> Path:
@@ -79,6 +90,7 @@ def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFA
             if multilingual:
                 _embed_into(staging, "multilingual", [p.text for p in papers], get_encoder("multilingual"),
                             cache, on_progress, progress_bar)
+                _build_glossary(staging, papers, cache, on_progress, progress_bar)
         finally:
             cache.close()
         info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
@@ -159,6 +171,7 @@ class Index:
         if manifest.get("multilingual"):
             self.multilingual = np.load(version / "multilingual.npy", mmap_mode="r")
             self.multilingual_annoy = self._load_annoy("multilingual", self.multilingual.shape[1])
+        self.glossary = Glossary.load(version) if self.multilingual is not None else None
         self._db = sqlite3.connect(f"file:{version / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
 

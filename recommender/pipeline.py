@@ -23,6 +23,7 @@ class PipelineConfig:
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
     w_lexical_multilingual: float = 0.2  # w_lexical for a non-English query on the multilingual field
+    w_gloss: float = 0.2          # the English encoder on a non-English query's gloss (`gloss.py`)
     tuned: str = "auto"           # the citation-tuned encoder (`train`) for English queries: "auto" when the
                                   # index has one, "on": required, "off": the base encoder
     own_work: bool = True         # papers by the query's authors join the candidates, scored by shared authors

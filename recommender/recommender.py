@@ -30,11 +30,14 @@ class Route:
     sees the query's Latin-script terms and numbers apart from the rest).
     warning: "" or a short reason why a non-English query gets the English pipeline
     (NO_MULTILINGUAL_FIELD when the index was built without `multilingual=True`).
+    gloss: on the multilingual field, the English words the query's text was read as (`gloss.py`; "" when the
+    index has no glossary): BM25 and the English encoder see these.
     """
 
     language: LanguageInfo
     field: str = "dense"
     warning: str = ""
+    gloss: str = ""
 
     @property
     def multilingual(self) -> bool:
@@ -42,7 +45,7 @@ class Route:
 
     def to_dict(self) -> dict:
         return {"language": self.language.to_dict(), "field": self.field, "multilingual": self.multilingual,
-                "warning": self.warning}
+                "warning": self.warning, "gloss": self.gloss}
 
 
 @dataclass
@@ -82,14 +85,6 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 def _scaled(values: np.ndarray) -> np.ndarray:
     top = float(values.max()) if len(values) else 0.0
     return values / top if top > 0 else np.zeros_like(values)
-
-
-def _lexical_text(route: Route | None):
-    """What BM25 sees of the query: the text itself, or for a multilingual route only the terms an English index
-    can share with it ("基于BERT的引文推荐" -> "基于 BERT 的引文推荐"; the query language's stop words dropped)."""
-    if route is None or not route.multilingual:
-        return str
-    return lambda text: cross_language_terms(text, route.language.code)
 
 
 def _top(scores: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
@@ -165,18 +160,41 @@ class Recommender:
         return mask
 
     # -- signals -------------------------------------------------------------------------------
+    def lexical_text(self, text: str, route: Route | None = None) -> str:
+        """What BM25 sees of a query text. English pipeline: the text itself. A non-English query on the
+        multilingual field: its English gloss when the index has a glossary, else only the terms an English index
+        can share with it ("基于BERT的引文推荐" -> "基于 BERT 的引文推荐"; the language's stop words dropped)."""
+        if route is None or not route.multilingual or route.language.is_english:
+            return text
+        if self.index.glossary is not None:
+            return self.gloss(text, route.language.code)
+        return cross_language_terms(text, route.language.code)
+
+    @lru_cache(maxsize=512)
+    def gloss(self, text: str, language: str) -> str:
+        """The English gloss of a non-English text from the index's glossary (`gloss.py`)."""
+        return self.index.glossary.translate(text, language, lambda words: self._encode("multilingual", tuple(words)))
+
     def lexical_scores(self, query: Query, config: PipelineConfig, route: Route | None = None) -> np.ndarray:
-        prepare = _lexical_text(route)
-        scores = _scaled(self.index.lexical.scores(prepare(query.main_text)))
+        scores = _scaled(self.index.lexical.scores(self.lexical_text(query.main_text, route)))
         if query.is_local and query.global_text and config.global_weight > 0:
-            scores = scores + config.global_weight * _scaled(self.index.lexical.scores(prepare(query.global_text)))
+            glob = self.index.lexical.scores(self.lexical_text(query.global_text, route))
+            scores = scores + config.global_weight * _scaled(glob)
         return scores
 
-    def query_vector(self, query: Query, config: PipelineConfig, field: str = "dense") -> np.ndarray:
+    def query_vector(self, query: Query, config: PipelineConfig, field: str = "dense", prepare=None) -> np.ndarray:
+        """The query's unit vector in a field (the passage plus the weighted draft in local mode); `prepare`
+        rewrites each text first."""
         texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
-        vectors = self._encode(field, tuple(texts))
+        vectors = self._encode(field, tuple(prepare(t) for t in texts) if prepare else tuple(texts))
         vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
         return _unit(vector)
+
+    def gloss_vector(self, query: Query, config: PipelineConfig, route: Route) -> np.ndarray | None:
+        """The English encoder's vector of the query's gloss (None unless the route has one and it is weighted)."""
+        if not (route.gloss and config.dense and config.w_gloss > 0):
+            return None
+        return self.query_vector(query, config, "dense", lambda text: self.lexical_text(text, route))
 
     @lru_cache(maxsize=512)  # repeated texts: slider changes in the app, several methods in evaluate
     def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
@@ -235,7 +253,8 @@ class Recommender:
             return Route(language, self._english_field(config))
         if not self.multilingual_available:
             return Route(language, self._english_field(config), NO_MULTILINGUAL_FIELD)
-        return Route(language, "multilingual")
+        glossed = self.index.glossary is not None and not language.is_english
+        return Route(language, "multilingual", gloss=self.gloss(query.main_text, language.code) if glossed else "")
 
     def _english_field(self, config: PipelineConfig) -> str:
         if config.tuned == "off" or (config.tuned == "auto" and self.tuned_head is None):
@@ -263,17 +282,20 @@ class Recommender:
         vector = self.query_vector(query, config, field) if config.dense else None
         if vector is not None:
             pools.append(self.dense_candidates(vector, allowed, config.pool, field))
-        own = self.own_work(query, config)
-        if own:
-            mine = np.fromiter(own, dtype=np.int64, count=len(own))
+        signals = {"vector": vector, "field": field, "own": self.own_work(query, config),
+                   "gloss": self.gloss_vector(query, config, route)}
+        if signals["gloss"] is not None:
+            pools.append(self.dense_candidates(signals["gloss"], allowed, config.pool))
+        if signals["own"]:
+            mine = np.fromiter(signals["own"], dtype=np.int64, count=len(signals["own"]))
             pools.append(mine[allowed[mine]])
         candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, dtype=np.int64)
-        components = self._components(candidates, lexical, vector, config, field, own)
+        components = self._components(candidates, lexical, config, **signals)
         scores = self._fuse(components, config)
         via: dict[int, int] = {}
         if config.graph and len(candidates):
-            candidates, components, scores, via = self._expand(candidates, components, scores, lexical,
-                                                               vector, allowed, config, field, own)
+            candidates, components, scores, via = self._expand(candidates, components, scores, lexical, allowed,
+                                                               config, signals)
         return CandidatePool(query, config, candidates, components, scores, via, route, allowed, lexical, vector)
 
     def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
@@ -297,8 +319,8 @@ class Recommender:
                        {name: values[order] for name, values in components.items()}, via, route,
                        pool.features[order] if pool.features is not None else None)
 
-    def _components(self, candidates, lexical, vector, config, field: str = "dense",
-                    own: dict[int, float] | None = None) -> dict[str, np.ndarray]:
+    def _components(self, candidates, lexical, config, vector=None, field: str = "dense",
+                    own: dict[int, float] | None = None, gloss: np.ndarray | None = None) -> dict[str, np.ndarray]:
         comps = {}
         if own:  # "own": share of the query's authors who wrote the paper
             comps["own"] = np.array([own.get(int(c), 0.0) for c in candidates], dtype=np.float32)
@@ -306,11 +328,13 @@ class Recommender:
             comps["lexical"] = lexical[candidates].astype(np.float32)
         if vector is not None:  # "dense": cosine in the field that served the query
             comps["dense"] = np.asarray(self._field(field)[0][candidates] @ vector, dtype=np.float32)
+        if gloss is not None:  # "gloss": English-encoder cosine of a non-English query's gloss
+            comps["gloss"] = np.asarray(self.index.dense[candidates] @ gloss, dtype=np.float32)
         return comps
 
     def _fuse(self, comps: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:
         n = len(next(iter(comps.values()))) if comps else 0
-        weights = {"lexical": config.w_lexical, "dense": config.w_dense,
+        weights = {"lexical": config.w_lexical, "dense": config.w_dense, "gloss": config.w_gloss,
                    "graph": config.w_graph, "popularity": config.w_popularity, "own": config.w_own}
         total = np.zeros(n, dtype=np.float32)
         for name, values in comps.items():
@@ -324,7 +348,7 @@ class Recommender:
                 total += weights[name] * (_scaled(values) if name == "lexical" else values)
         return total
 
-    def _expand(self, candidates, comps, scores, lexical, vector, allowed, config, field: str = "dense", own=None):
+    def _expand(self, candidates, comps, scores, lexical, allowed, config, signals: dict):
         """Citeomatic-style expansion: papers cited by the top neighbours join the pool and get a graph score."""
         graph = self.index.graph
         seeds = candidates[np.argsort(-scores, kind="stable")[: config.expand_from]]
@@ -339,7 +363,7 @@ class Recommender:
                     support[cited] = support.get(cited, 0.0) + seed_weight[int(seed)] / total_weight
                     via.setdefault(cited, int(seed))
         extra = np.array(sorted(set(support) - set(candidates.tolist())), dtype=np.int64)
-        added = self._components(extra, lexical, vector, config, field, own)  # only the new papers need scoring
+        added = self._components(extra, lexical, config, **signals)  # only the new papers need scoring
         comps = {name: np.concatenate([values, added[name]]) for name, values in comps.items()}
         candidates = np.concatenate([candidates, extra])
         comps["graph"] = np.array([support.get(int(c), 0.0) for c in candidates], dtype=np.float32)
@@ -361,7 +385,7 @@ class Recommender:
         learned reranker runs when one was trained)."""
         ranking = self.rank(query, config or DEFAULT.with_(rerank=self.has_learned))
         papers = self.index.papers(ranking.positions)
-        query_text = _lexical_text(ranking.route)(query.main_text)
+        query_text = self.lexical_text(query.main_text, ranking.route)
         weights = self.index.lexical.term_weights(query_text)
         surface = explain.surface_words(query_text)
         results = []

@@ -70,6 +70,7 @@ def test_a_text_in_another_language_gets_a_note(app_env):
     at = ask(open_app(), "Empfehlung von Zitaten", "Wir empfehlen Literaturangaben für den Entwurf eines Artikels.")
     assert "looks German; it was matched through the multilingual index" in at.info[0].value
     assert "100% of this corpus's titles are English" in at.info[0].value
+    assert "read in English as: “" in at.info[0].value and "recommend" in at.info[0].value
     assert not ask(at, TITLE, ABSTRACT).info
 
 

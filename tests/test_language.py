@@ -1,6 +1,8 @@
 """Language detection on short, mixed-script queries, and the routing decision built on it."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
@@ -78,6 +80,7 @@ def test_scripts_are_counted_and_separated():
 def _recommender(multilingual_field: bool) -> Recommender:
     recommender = Recommender.__new__(Recommender)
     recommender.multilingual_available = multilingual_field
+    recommender.index = SimpleNamespace(glossary=None)  # routing alone: no index, no gloss
     recommender._tuned = (None, None)  # no citation-tuned encoder
     return recommender
 

@@ -1,0 +1,115 @@
+"""Word-by-word English glosses of non-English queries (gloss.py) with the real multilingual encoder."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from recommender.gloss import Glossary, query_words, vocabulary
+from recommender.index import Index, build_index
+from recommender.language import cross_language_terms
+from recommender.paper import Paper
+from recommender.pipeline import DEFAULT
+from recommender.query import Query
+from recommender.recommender import Recommender
+
+GERMAN_SEARCH = "Dokumente und Suchmaschinen [CIT]"
+CHINESE_ALIGNMENT = "利用动态规划计算蛋白质序列的局部比对 [CIT]。"
+
+
+@pytest.fixture(scope="module")
+def recommender(small_index) -> Recommender:
+    return Recommender.load(small_index)
+
+
+def test_vocabulary_ranks_words_by_the_texts_they_occur_in():
+    texts = ["Graph graph GRAPH ranking of papers", "Ranking papers by graph walks", "Papers on ranking"]
+    assert vocabulary(texts) == ["papers", "ranking", "graph", "walks"]  # "of", "on", "by": under three letters
+    assert vocabulary(texts, size=2) == ["papers", "ranking"]
+    assert vocabulary([]) == []
+
+
+def test_query_words_drop_stop_words_and_cut_chinese():
+    assert query_words("Die Methode nutzt BM25 und das IBM-Modell [CIT].", "de") == ["Methode", "nutzt", "BM25",
+                                                                                   "IBM-Modell"]
+    words = query_words("基于BERT的引文推荐 [CIT]", "zh")
+    assert "BERT" in words and "引文" in words and "推荐" in words
+    assert all(len(w) > 1 for w in words)  # single characters (的, 于) are function words
+
+
+def test_glossary_translates_word_by_word():
+    words = ["documents", "search", "protein", "network"]
+    vectors = np.eye(4, dtype=np.float32)
+    encode = {"Dokumente": [1, 0, 0, 0], "Suche": [0, 0.9, 0.1, 0], "Unsinn": [0.3, 0.3, 0.3, 0.3]}
+    glossary = Glossary(words, vectors)
+    gloss = glossary.translate("Dokumente zur Suche mit BM25 im network, Unsinn [CIT]", "de",
+                               lambda ws: np.array([encode[w] for w in ws], dtype=np.float32))
+    # known words and words with digits stay, stop words go, weak neighbours (cosine < 0.5) are dropped
+    assert gloss == "documents search BM25 network"
+    with pytest.raises(ValueError):
+        Glossary(words, vectors[:3])
+
+
+def test_index_stores_the_glossary_with_the_multilingual_field(recommender, tmp_path, corpus_records):
+    glossary = recommender.index.glossary
+    assert {"documents", "protein", "convolutional"} <= set(glossary.words)
+    assert glossary.vectors.shape == (len(glossary.words), 512)
+    root = tmp_path / "english-only"
+    build_index([Paper.from_dict(r) for r in corpus_records[:6]], root, multilingual=False, progress_bar=False)
+    index = Index.load(root)
+    assert index.glossary is None and not list(index.version.glob("gloss*"))
+    index.close()
+
+
+def test_glossary_build_reports_progress_and_resumes(tmp_path, corpus_records):
+    papers, builds = [Paper.from_dict(r) for r in corpus_records[:6]], []
+    for _ in range(2):
+        stages = []
+        build_index(papers, tmp_path / "ml", multilingual=True, progress_bar=False,
+                    on_progress=lambda stage, done, total: stages.append((stage, done, total)))
+        builds.append([(done, total) for stage, done, total in stages if stage == "glossary (word vectors)"])
+    index = Index.load(tmp_path / "ml")
+    words = index.glossary.words
+    index.close()
+    assert builds[0][-1] == (len(words), len(words))
+    assert builds[1] == []  # the rebuild finds every word vector in the cache
+
+
+@pytest.mark.parametrize("text, language, english, expected", [
+    (GERMAN_SEARCH, "de", {"documents", "search"}, "ir1"),
+    (CHINESE_ALIGNMENT, "zh", {"protein", "dynamic", "programming"}, "bio2"),
+])
+def test_a_glossed_query_reaches_bm25_and_the_english_encoder(recommender, text, language, english, expected):
+    ranking = recommender.rank(Query(context=text, k=5))
+    route = ranking.route
+    assert route.multilingual and route.language.code == language
+    assert english <= set(route.gloss.split()) and route.to_dict()["gloss"] == route.gloss
+    assert recommender.lexical_text(text, route) == route.gloss
+    assert {"lexical", "dense", "gloss"} <= set(ranking.components)
+    assert ranking.components["gloss"][0] > 0.3 and ranking.components["lexical"][0] > 0
+    ids = [recommender.index.ids[p] for p in ranking.positions]
+    assert ids[0] == expected, ids
+
+
+def test_explanations_name_the_english_terms_matched(recommender):
+    results = recommender.recommend(Query(context=CHINESE_ALIGNMENT, k=3))
+    assert results[0].paper_id == "bio2"
+    assert "protein" in results[0].explanation.lower()
+
+
+def test_english_queries_and_the_english_pipeline_get_no_gloss(recommender):
+    english = recommender.rank(Query(context="Local alignment of protein sequences [CIT]", k=3))
+    assert english.route.gloss == "" and "gloss" not in english.components
+    off = recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(multilingual="off"))
+    assert off.route.gloss == "" and "gloss" not in off.components
+    unweighted = recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(w_gloss=0.0))
+    assert "gloss" not in unweighted.components and unweighted.route.gloss
+
+
+def test_an_index_built_before_glossaries_keeps_the_shared_terms(small_index):
+    recommender = Recommender.load(small_index)
+    recommender.index.glossary = None
+    query = Query(context="Die Methode nutzt BM25 [CIT]", k=3)
+    route = recommender.route(query)
+    assert route.multilingual and route.gloss == ""
+    assert recommender.lexical_text(query.context, route) == cross_language_terms(query.context, "de")
+    assert recommender.rank(query).positions
