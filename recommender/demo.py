@@ -15,6 +15,7 @@ import numpy as np
 from . import index_files
 from .embedding_cache import EmbeddingCache, text_key
 from .encoders import DEFAULT_MAX_TOKENS, get_encoder
+from .gloss import WORDS_FILE as GLOSSARY
 from .index import Progress, build_index
 from .paper import Paper
 
@@ -55,9 +56,10 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
     root = demo_index_dir()
     checksum = index_files.sha256_of(DEMO_CORPUS)
     try:
-        manifest = index_files.read_manifest(index_files.current_version(root), verify=True)
-        if manifest.get("source", {}).get("sha256") == checksum:
-            return root
+        version = index_files.current_version(root)
+        manifest = index_files.read_manifest(version, verify=True)
+        if manifest.get("source", {}).get("sha256") == checksum and (version / GLOSSARY).is_file():
+            return root  # (an index built before glossaries is rebuilt)
     except index_files.IndexError_:
         pass
     _seed_cache(root)
