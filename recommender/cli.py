@@ -57,6 +57,11 @@ def cmd_recommend(args) -> int:
                   year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity,
                   authors=split_authors(args.authors))
     results = recommender.recommend(query)
+    route = recommender.route(query)
+    if not route.language.is_english:  # on stderr: stdout stays the result list (or JSON)
+        how = "the multilingual index" if route.multilingual else f"the English pipeline ({route.warning})"
+        print(f"{route.language.name} query, matched through {how}"
+              + (f"; read in English as: {route.gloss}" if route.gloss else ""), file=sys.stderr)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1))
         return 0

@@ -47,3 +47,11 @@ def test_bad_input_gives_a_clear_error(tmp_path):
     assert not (tmp_path / "idx" / "CURRENT").exists()
     proc = run("recommend", "--index", tmp_path / "none", "--title", "x", check=False)
     assert proc.returncode == 2 and "not an index directory" in proc.stderr
+
+
+def test_a_german_passage_says_how_it_was_read(small_index):
+    proc = run("recommend", "--index", small_index, "--context",
+               "Lokale Alignments von Proteinsequenzen mit dynamischer Programmierung [CIT].", "-k", "3", "--json")
+    assert json.loads(proc.stdout)[0]["paper_id"] == "bio2"
+    assert "German query, matched through the multilingual index; read in English as:" in proc.stderr
+    assert "protein" in proc.stderr.split("read in English as:")[1]
