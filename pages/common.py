@@ -11,7 +11,6 @@ import streamlit as st
 
 from recommender import corpora
 from recommender.demo import ensure_demo_index
-from recommender.encoders import get_encoder
 from recommender.export import export
 from recommender.index import Index
 from recommender.paper import Paper
@@ -98,8 +97,8 @@ def _index(directory: str, version: str) -> Index:
 def _recommender(directory: str, version: str) -> Recommender:
     recommender = Recommender(_index(directory, version))
     recommender.recommend(Query(title="warm-up"))  # first calls of the models are slow: pay them now
-    if recommender.multilingual_available:
-        get_encoder("multilingual").encode(["warm-up"])
+    if recommender.multilingual_available:  # the multilingual encoder and the Chinese word segmenter
+        recommender.recommend(Query(context="基于深度学习的引文推荐 [CIT]"))
     return recommender
 
 

@@ -338,7 +338,7 @@ class Recommender:
                    "graph": config.w_graph, "popularity": config.w_popularity, "own": config.w_own}
         total = np.zeros(n, dtype=np.float32)
         for name, values in comps.items():
-            if config.fusion == "rrf" and name in ("lexical", "dense"):
+            if config.fusion == "rrf" and name in ("lexical", "dense", "gloss"):
                 ranks = np.empty(n)
                 ranks[np.argsort(-values, kind="stable")] = np.arange(1, n + 1)
                 total += 1.0 / (config.rrf_k + ranks)
