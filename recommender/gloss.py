@@ -101,9 +101,9 @@ class Glossary:
         glosses: dict[str, list[str]] = {}
         if unknown and len(self.words):
             similarity = np.asarray(encode(unknown), dtype=np.float32) @ np.asarray(self.vectors).T
-            n = min(NEIGHBOURS, len(self.words))
-            nearest = np.argpartition(-similarity, n - 1, axis=1)[:, :n]
-            for word, row, best in zip(unknown, similarity, nearest):
-                best = best[np.argsort(-row[best])]
-                glosses[word] = [self.words[j] for j in best if row[j] >= MIN_SIMILARITY]
+            rows, columns = np.nonzero(similarity >= MIN_SIMILARITY)  # few: cheaper than sorting every row
+            for i, word in enumerate(unknown):
+                close = columns[rows == i]
+                best = close[np.argsort(-similarity[i, close], kind="stable")[:NEIGHBOURS]]
+                glosses[word] = [self.words[j] for j in best]
         return " ".join(g for w in words for g in glosses.get(w, [w]))
