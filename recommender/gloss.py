@@ -7,8 +7,9 @@ word is replaced by its nearest corpus words. The gloss ("local recommendations 
 literature suggest ... non-parametric probabilistic model") is no translation, but BM25 and the English
 encoder get from it what they cannot get from the original text.
 
-Words are cut by spaces, and Chinese by jieba's segmenter (its single characters are mostly function
-words and are dropped); the query language's stop words are dropped. A word the vocabulary already holds
+Words are cut by spaces, Chinese by jieba's segmenter (its single characters are mostly function words
+and are dropped) and Japanese into runs of kanji and of katakana; the query language's stop words are
+dropped. A word the vocabulary already holds
 (method names, acronyms, "Abstract", "Encoder") and any word with a digit stays as written.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ WORDS_FILE, VECTORS_FILE = "gloss_words.json", "gloss.npy"
 
 _CORPUS_WORD_RE = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
 _QUERY_WORD_RE = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_JAPANESE_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+")
 
 
 def vocabulary(texts, size: int = VOCABULARY_SIZE) -> list[str]:
@@ -43,8 +45,9 @@ def vocabulary(texts, size: int = VOCABULARY_SIZE) -> list[str]:
 def query_words(text: str, language: str) -> list[str]:
     """The content words of a query text: cut by spaces (Chinese: by jieba), stop words and [CIT] removed."""
     words = _QUERY_WORD_RE.findall(separate_scripts(text.replace("[CIT]", " ")))
-    if language == "zh":
-        words = [piece for word in words for piece in _segment_chinese(word)]
+    if language in ("zh", "ja"):
+        cut = _segment_chinese if language == "zh" else _segment_japanese
+        words = [piece for word in words for piece in cut(word)]
     drop = stopwords(language)
     return [w for w in words if w.lower() not in drop]
 
@@ -53,6 +56,14 @@ def _segment_chinese(word: str) -> list[str]:
     if script_of(word[0]) != "Han":
         return [word]
     return [piece for piece in _jieba().lcut(word) if len(piece) > 1]
+
+
+def _segment_japanese(word: str) -> list[str]:
+    """Runs of kanji and runs of katakana (loan words such as ニューラル); hiragana, mostly particles and
+    endings, is dropped."""
+    if script_of(word[0]) == "Latin" or word.isdigit():
+        return [word]
+    return [run for run in _JAPANESE_RUN_RE.findall(word) if len(run) > 1]
 
 
 @lru_cache(maxsize=1)

@@ -34,6 +34,9 @@ def test_query_words_drop_stop_words_and_cut_chinese():
     words = query_words("基于BERT的引文推荐 [CIT]", "zh")
     assert "BERT" in words and "引文" in words and "推荐" in words
     assert all(len(w) > 1 for w in words)  # single characters (的, 于) are function words
+    # Japanese: runs of kanji and of katakana; hiragana (particles, endings) and single characters go
+    assert query_words("文脈を考慮したニューラルモデル、BERTを用いた2019年の研究", "ja") == [
+        "文脈", "考慮", "ニューラルモデル", "BERT", "2019", "研究"]
 
 
 def test_glossary_translates_word_by_word():
