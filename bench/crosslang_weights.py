@@ -5,6 +5,10 @@ Grid search on the first half of the cross-language query set (xl001-xl040; mean
 then MRR); the second half (xl041-xl080) is reported alongside as a check, never used to choose. Full pipeline (graph expansion on), depth 100.
 
     python bench/crosslang_weights.py --index /work/idx/acm_demo_ml
+    python bench/crosslang_weights.py --index /work/idx/acm_demo_ml --vocabulary 50000 30000 20000 10000
+
+`--vocabulary N ...` instead compares glossary sizes at the default weights: the index's glossary cut to its
+N most frequent words (what an index built with that size would hold), on the whole query set.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.crosslang import QUERIES, read_queries  # noqa: E402
+from recommender.gloss import Glossary  # noqa: E402
 from recommender.metrics import summarize  # noqa: E402
 from recommender.pipeline import DEFAULT  # noqa: E402
 from recommender.query import Query  # noqa: E402
@@ -39,14 +44,30 @@ def evaluate(recommender: Recommender, queries: list[dict], lang: str, config) -
     return {half: summarize(runs, cutoffs=(10,)) for half, runs in halves.items()}
 
 
+def compare_sizes(recommender: Recommender, queries: list[dict], sizes: list[int]) -> None:
+    full = recommender.index.glossary
+    config = DEFAULT.with_(pool=max(DEFAULT.pool, DEPTH))
+    for size in sizes:
+        recommender.index.glossary = Glossary(full.words[:size], full.vectors[:size])
+        recommender.gloss.cache_clear()
+        scores = {lang: evaluate(recommender, queries, lang, config) for lang in ("zh", "de")}
+        print(f"{size} words: " + "  ".join(
+            f"{lang} R@10 {(s['A']['recall@10'] + s['B']['recall@10']) / 2:.3f}" for lang, s in scores.items()),
+            flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, required=True, help="a multilingual index holding the demo corpus")
     parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument("--vocabulary", type=int, nargs="+", help="compare these glossary sizes instead")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     recommender = Recommender.load(args.index)
     queries = read_queries(args.queries)
+    if args.vocabulary:
+        compare_sizes(recommender, queries, args.vocabulary)
+        return 0
     rows = []
     for lexical, gloss in itertools.product(LEXICAL, GLOSS):
         config = DEFAULT.with_(w_lexical_multilingual=lexical, w_gloss=gloss, pool=max(DEFAULT.pool, DEPTH))
