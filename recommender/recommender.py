@@ -302,7 +302,9 @@ class Recommender:
         """Score candidates from every enabled signal and order them (diverse selection included)."""
         pool = self.candidate_pool(query, config)
         k = k or query.k
-        if config.rerank and len(pool.candidates):  # final rerank by the learned model of the index
+        # final rerank by the index's learned model, which was trained on English-field features: a query answered
+        # through the multilingual field (another cosine scale, a gloss for BM25) keeps the fused order
+        if config.rerank and not pool.route.multilingual and len(pool.candidates):
             self.learned().rerank(self, pool)
         candidates, components, scores, via, route = pool.candidates, pool.components, pool.scores, pool.via, pool.route
         order = np.argsort(-scores, kind="stable")

@@ -96,6 +96,15 @@ def test_learned_method_ranks(trained):
         rec.rank(Query(title="Ranking documents", k=5), METHODS["learned"]).positions
 
 
+def test_queries_on_the_multilingual_field_keep_the_fused_order(trained):
+    """The model learnt from English-field features; a German query is not reranked by it."""
+    query = Query(context="Lokale Alignments von Proteinsequenzen mit dynamischer Programmierung [CIT].", k=3)
+    ranking = trained.rank(query, METHODS["learned"])
+    assert ranking.route.multilingual and "learned" not in ranking.components and ranking.features is None
+    results = trained.recommend(query)
+    assert results[0].paper_id == "bio2" and not any("learned model" in r.explanation for r in results)
+
+
 def test_learned_method_evaluates_on_the_split_protocol(trained, tmp_path):
     splits = tmp_path / "splits.json"
     splits.write_text('{"dev": ["cite5", "ir5", "vision5", "bio5"]}')
