@@ -3,14 +3,14 @@
 The multilingual sentence encoder also places single words of different languages near each other
 ("Verlust" next to "loss", "候选" next to "candidates"). A `Glossary` holds the corpus's most frequent
 English words with their multilingual vectors; a German or Chinese query is read word by word and each
-word is replaced by its nearest corpus words. The gloss ("local recommendations task manuscript
-literature suggest ... non-parametric probabilistic model") is no translation, but BM25 and the English
-encoder get from it what they cannot get from the original text.
+word is replaced by its nearest corpus words. The gloss ("early earlier work work's locals locales
+recommendations recommends ... nonparametric probabilistic model") is no translation, but BM25 and the
+English encoder get from it what they cannot get from the original text.
 
 Words are cut by spaces, Chinese by jieba's segmenter (its single characters are mostly function words
 and are dropped) and Japanese into runs of kanji and of katakana; the query language's stop words are
-dropped. A word the vocabulary already holds
-(method names, acronyms, "Abstract", "Encoder") and any word with a digit stays as written.
+dropped. A word the vocabulary already holds (method names, acronyms, "Abstract", "Encoder") and any word
+with a digit stay as written.
 """
 from __future__ import annotations
 
