@@ -14,6 +14,7 @@ from recommender.user_input import MODES, prepare, split_authors
 
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300
+GLOSS_WORDS_SHOWN = 30  # of a non-English query's English reading, in the language note
 
 
 def apply_deep_link() -> bool:
@@ -96,9 +97,6 @@ def query_form(directory: str) -> bool:
 @st.cache_data(show_spinner=False, max_entries=8)
 def english_share(directory: str, version: str) -> float:
     return corpus_languages(common.index(directory).titles).get("en", 0.0)
-
-
-GLOSS_WORDS_SHOWN = 30
 
 
 def language_note(route, directory: str) -> str:
