@@ -41,6 +41,7 @@ def statistics(index) -> None:
     c.metric("Years", f"{years.min()}–{years.max()}" if len(years) else "—")
     d.metric("Venues", f"{len({v for v in index.venues if v}):,}")
     st.caption(describe_learned(index.root))
+    st.caption(describe_languages(index))
     left, right = st.columns(2)
     if len(years):
         counts = Counter(years.tolist())
@@ -59,6 +60,15 @@ def statistics(index) -> None:
     right.markdown("**Most cited in this corpus**")
     right.dataframe({"Title": [index.titles[i] for i in top], "Year": [int(index.years[i]) or None for i in top],
                      "Cited by": [int(citations[i]) for i in top]}, hide_index=True)
+
+
+def describe_languages(index) -> str:
+    """Whether queries in other languages get the multilingual index, for people."""
+    if index.multilingual is None:
+        return ("Queries in other languages get the English pipeline only: this corpus was indexed without the "
+                "multilingual encoder (tick “Queries in other languages” when you import papers).")
+    glossary = f", and are read into English through {len(index.glossary.words):,} of its words" if index.glossary else ""
+    return f"Queries in other languages are matched through the multilingual index{glossary}."
 
 
 def chart(trace, title: str, x_title: str | None, y_title: str | None) -> go.Figure:
@@ -107,6 +117,12 @@ def build(result: LoadResult, directory: str) -> None:
     extend_in_place = action == actions[1] and user_corpus
     name = st.text_input("Name of the new corpus", value=Path(result.path).name.split(".")[0], key="imp_name",
                          disabled=extend_in_place)
+    active = common.index(directory)
+    multilingual = st.checkbox("Queries in other languages", key="imp_multilingual",
+                               value=active.multilingual is not None, disabled=extend_in_place,
+                               help="Also index with the multilingual encoder, so that passages in Chinese, "
+                                    "German, Japanese and other languages find these papers; the build takes "
+                                    "about twice as long. Adding to a corpus keeps its setting.")
     if not st.button("Build index", type="primary", icon=":material/build:"):
         return
     st.caption("Leaving the page or pressing Stop cancels the build; the active corpus is then unchanged.")
@@ -116,8 +132,9 @@ def build(result: LoadResult, directory: str) -> None:
                 added = corpora.extend_corpus(Path(directory), result.papers, on_progress=report)
                 target, message = directory, f"Added {added:,} new papers to {Path(directory).name}."
             else:
-                base = common.index(directory) if action == actions[1] else None
-                target = str(corpora.create_corpus(name, result.papers, base=base, on_progress=report))
+                base = active if action == actions[1] else None
+                target = str(corpora.create_corpus(name, result.papers, base=base, on_progress=report,
+                                                   multilingual=multilingual))
                 message = f"Built corpus {Path(target).name}; it is now your active corpus."
     except Exception as exc:  # any failure must leave the active corpus in place and say why
         st.error(f"The import failed and the active corpus is unchanged: {exc}")

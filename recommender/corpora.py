@@ -56,10 +56,11 @@ def _seed_cache(base: Path, target: Path) -> None:
 
 
 def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
-                  on_progress: Progress | None = None) -> Path:
+                  on_progress: Progress | None = None, multilingual: bool | None = None) -> Path:
     """Build a new user corpus `name` from `papers` (after the base index's papers, if given).
 
-    Papers whose id is already in the base are skipped. Fails if the name is taken.
+    Papers whose id is already in the base are skipped. Fails if the name is taken. `multilingual`: also build
+    the multilingual field (queries in other languages); None: as the base has it (no base: no).
     """
     slug = slugify(name)
     if not slug:
@@ -69,10 +70,12 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
         raise ValueError(f"A corpus named “{slug}” already exists; choose another name or extend it.")
     existing = base.all_papers() if base is not None else []
     known = {p.id for p in existing}
-    options = {}
+    options = {"multilingual": bool(multilingual)}
     if base is not None:
         _seed_cache(base.root, target)
-        options = {"max_tokens": base.manifest["max_tokens"], "multilingual": base.manifest.get("multilingual", False)}
+        inherited = base.manifest.get("multilingual", False)
+        options = {"max_tokens": base.manifest["max_tokens"],
+                   "multilingual": inherited if multilingual is None else multilingual}
     build_index(existing + [p for p in papers if p.id not in known], target, on_progress=on_progress,
                 progress_bar=False, source={"imported_as": name}, **options)
     return target

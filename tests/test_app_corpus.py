@@ -17,12 +17,15 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-def test_statistics_of_the_active_corpus(app_env):
+def test_statistics_of_the_active_corpus(app_env, small_index):
     at = open_app(PAGE)
     assert metric(at, "Papers") == "24" and metric(at, "Years") == "2010–2015" and metric(at, "Venues") == "4"
     assert len(at.get("plotly_chart")) == 3
     assert "Title" in at.dataframe[0].value.columns
     assert any("python -m recommender train" in c.value for c in at.caption)  # the test index learned nothing
+    words = len(Index.load(small_index).glossary.words)
+    assert any(f"matched through the multilingual index, and are read into English through {words:,} of its words"
+               in c.value for c in at.caption)
 
 
 def test_a_malformed_upload_shows_the_loaders_errors_and_changes_nothing(app_env, small_index):
@@ -60,12 +63,27 @@ def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_en
     assert at.session_state["corpus_dir"] == str(app_env / "law-and-citations")
     assert any("Built corpus law-and-citations" in s.value for s in at.success)
     assert metric(at, "Papers") == "26"
+    assert Index.load(app_env / "law-and-citations").glossary is not None  # multilingual, like the active corpus
     assert (small_index / "CURRENT").read_text() == before and len(Index.load(small_index)) == 24
     at.switch_page("pages/recommend.py").run()
     assert "law-and-citations · 26 papers" in at.caption[0].value
     at.multiselect(key="q_venues").select("ICAIL")
     ask(at, "Citation recommendation", "Recommending precedents.", q_years=(2016, 2017))
     assert {r.paper_id for r in at.session_state["results"]["recs"]} == {"law1", "law2"}
+
+
+def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.radio(key="imp_action").set_value("Create a new corpus from this file")
+    assert at.checkbox(key="imp_multilingual").value  # the active (test) corpus has the multilingual field
+    at.checkbox(key="imp_multilingual").uncheck()
+    at.text_input(key="imp_name").input("Law only")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    index = Index.load(app_env / "law-only")
+    assert len(index) == 2 and index.multilingual is None and index.glossary is None
+    assert any("get the English pipeline only" in c.value for c in at.caption)
 
 
 def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
