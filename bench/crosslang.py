@@ -160,8 +160,7 @@ def app_latency(recommender: Recommender, queries: list[dict]) -> dict:
             "zh passage": [Query(context=q["zh"]) for q in queries],
             "de passage": [Query(context=q["de"]) for q in queries], "de title + abstract": drafts}
     recommender.rank(Query(context=queries[0]["zh"]))  # first use loads the segmenter
-    recommender._encode.cache_clear()  # the runs above encoded these texts already: time them afresh
-    recommender.gloss.cache_clear()
+    recommender.clear_caches()  # the runs above encoded these texts already: time them afresh
     out = {}
     for name, batch in sets.items():
         times = []

@@ -49,7 +49,7 @@ def compare_sizes(recommender: Recommender, queries: list[dict], sizes: list[int
     config = DEFAULT.with_(pool=max(DEFAULT.pool, DEPTH))
     for size in sizes:
         recommender.index.glossary = Glossary(full.words[:size], full.vectors[:size])
-        recommender.gloss.cache_clear()
+        recommender.clear_caches()
         scores = {lang: evaluate(recommender, queries, lang, config) for lang in ("zh", "de")}
         print(f"{size} words: " + "  ".join(
             f"{lang} R@10 {(s['A']['recall@10'] + s['B']['recall@10']) / 2:.3f}" for lang, s in scores.items()),

@@ -66,10 +66,10 @@ def main() -> None:
         exact, ms = timed(lambda v: np.argsort(-(rec.index.dense @ v))[:100], vector)
         stages["exact_cosine"].append(ms)
         annoy_recall.append(len(set(approx.tolist()) & set(exact.tolist())) / 100)
-        rec._encode.cache_clear()
+        rec.clear_caches()
         _, ms = timed(rec.rank, query, DEFAULT)
         stages["rank"].append(ms)
-        rec._encode.cache_clear()
+        rec.clear_caches()
         _, ms = timed(rec.recommend, query)
         stages["recommend"].append(ms)
     report = {"papers": len(rec.index), "queries": len(queries),

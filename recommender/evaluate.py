@@ -102,7 +102,7 @@ def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[s
     for name, config in methods.items():
         config = config.with_(pool=max(config.pool, depth))
         runs, seconds = [], []
-        recommender._encode.cache_clear()  # every method pays for encoding its queries: honest timings
+        recommender.clear_caches()  # every method pays for encoding its queries: honest timings
         for item in tqdm(queries, desc=name, disable=not progress):
             started = time.perf_counter()
             ranking = recommender.rank(item.query, config, k=depth)

@@ -27,7 +27,7 @@ class Route:
 
     field: "dense" (English encoder, the English pipeline), "tuned" (the same encoder with the index's
     citation-tuned head, `tuning.py`) or "multilingual" (multilingual encoder and index; lexical matching then
-    sees the query's Latin-script terms and numbers apart from the rest).
+    sees the query's English gloss, or without a glossary its Latin-script terms and numbers).
     warning: "" or a short reason why a non-English query gets the English pipeline
     (NO_MULTILINGUAL_FIELD when the index was built without `multilingual=True`).
     gloss: on the multilingual field, the English words the query's text was read as (`gloss.py`; "" when the
@@ -195,6 +195,12 @@ class Recommender:
         if not (route.gloss and config.dense and config.w_gloss > 0):
             return None
         return self.query_vector(query, config, "dense", lambda text: self.lexical_text(text, route))
+
+    @classmethod
+    def clear_caches(cls) -> None:
+        """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
+        cls._encode.cache_clear()
+        cls.gloss.cache_clear()
 
     @lru_cache(maxsize=512)  # repeated texts: slider changes in the app, several methods in evaluate
     def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
