@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -53,17 +54,38 @@ def progress(label: str):
 # --------------------------------------------------------------------------- the active index
 
 
+class DemoIndex:
+    """The demo index of this server process: checked (and built if needed) once, by the first session.
+
+    The build runs outside any cached function, so the progress bar it draws belongs to the session that
+    triggered it; sessions arriving meanwhile wait on the lock and then reuse the directory.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.directory: str | None = None
+
+    def ensure(self, on_progress) -> str:
+        with self.lock:
+            if self.directory is None:
+                self.directory = str(ensure_demo_index(on_progress))
+            return self.directory
+
+
 @st.cache_resource(show_spinner=False)
-def _demo_dir(_on_progress) -> str:
-    return str(ensure_demo_index(_on_progress))
+def demo_index() -> DemoIndex:
+    return DemoIndex()
 
 
 def default_index_dir() -> str:
     """$CITREC_INDEX when set, else the demo index (built on first start, with a progress bar)."""
     if os.environ.get("CITREC_INDEX"):
         return os.environ["CITREC_INDEX"]
+    demo = demo_index()
+    if demo.directory is not None:
+        return demo.directory
     with progress("Indexing the demo corpus (first start only)") as report:
-        return _demo_dir(report)
+        return demo.ensure(report)
 
 
 def active_index_dir() -> str:

@@ -5,88 +5,32 @@ README screenshot as assets/screenshot.png.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-START_TIMEOUT_S = 60
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def serve(env: dict[str, str], log: Path):
-    """`streamlit run app.py` on a free local port; yields the base URL once the server is healthy."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-               "--browser.gatherUsageStats", "false"]
-    with open(log, "w") as out:
-        server = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
-
-
-def settle(page, quiet_ms: int = 1000, step_ms: int = 250) -> None:
-    """Wait until Streamlit has drawn everything: no loading skeleton for `quiet_ms`."""
-    quiet = 0
-    while quiet < quiet_ms:
-        quiet = 0 if page.get_by_test_id("stSkeleton").count() else quiet + step_ms
-        page.wait_for_timeout(step_ms)
+from browser import HAS_CHROMIUM, ROOT, chromium, serve, settle
 
 
 def capture(url: str, expect: str, screenshot: Path, timeout_s: float = 60) -> str:
     """Open `url`, wait until `expect` is shown, save a screenshot; returns the page's text and what its text
     boxes hold."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1360, "height": 1000})
-            page.goto(url)
-            page.get_by_text(expect).first.wait_for(timeout=timeout_s * 1000)
-            settle(page)
-            page.screenshot(path=str(screenshot))
-            boxes = page.locator("textarea, input[type=text]").evaluate_all("boxes => boxes.map(b => b.value)")
-            return "\n".join([page.inner_text("body"), *boxes])
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1360, "height": 1000})
+        page.goto(url)
+        page.get_by_text(expect).first.wait_for(timeout=timeout_s * 1000)
+        settle(page)
+        page.screenshot(path=str(screenshot))
+        boxes = page.locator("textarea, input[type=text]").evaluate_all("boxes => boxes.map(b => b.value)")
+        return "\n".join([page.inner_text("body"), *boxes])
 
 
 def deep_link(base: str, **fields: str) -> str:
     return f"{base}/?{urlencode(fields)}"  # percent-encoded UTF-8, as a browser sends non-Latin text
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (apt-get install chromium)")
+@pytest.mark.skipif(not HAS_CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)")
 def test_deep_link_in_a_real_browser(small_index, tmp_path):
     env = {"CITREC_INDEX": str(small_index), "CITREC_CORPORA": str(tmp_path / "corpora")}
     with serve(env, tmp_path / "streamlit.log") as base:
