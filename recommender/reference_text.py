@@ -1,0 +1,269 @@
+"""A reference list as users bring it: decode an uploaded file, and split pasted text into entries.
+
+Text copied out of a PDF arrives with hard line breaks inside entries, words hyphenated at line ends and,
+in author-year styles, no entry numbers. `split_entries` rebuilds one string per reference:
+
+- numbered lists (`[1]`, `1.`, `(1)`, `1)`) are split where the next number in sequence starts a line;
+- `\\bibitem` lists (LaTeX) are split at each `\\bibitem`;
+- other lists are split where a line ends a sentence and the next one starts like an author list
+  ("Surname, I.", "I. Surname,", "Firstname Surname and ..."), or where the previous line stops short
+  of the text width (the next word would have fitted, so the break was not a wrap);
+- a list without any sign of wrapping (no line starts in lower case, none ends with a comma or a
+  hyphen) is read as one reference per line.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import unicodedata
+import zlib
+
+MAX_DECOMPRESSED_BYTES = 20_000_000
+MAX_BAD_CHAR_SHARE = 0.01  # control or undecodable characters a text may hold before it counts as binary
+MIN_BAD_CHARS = 8
+FULL_LINE_SHARE = 0.85  # a line whose length plus the next word reaches this share of the width was wrapped
+_WRAP_EVIDENCE_SHARE = 0.1  # share of line breaks that must look like wraps before a list counts as wrapped
+
+_HEADINGS = {"references", "reference list", "bibliography", "literature cited", "works cited", "literatur",
+             "literaturverzeichnis", "references and notes", "références", "bibliographie", "cited literature"}
+_PAGE_NUMBER_RE = re.compile(r"^\d{1,4}$")  # a page number between two pages of the list
+_MARKER_RE = re.compile(r"^(?:\[(\d{1,3})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")  # years are no numbers
+_BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
+_LATEX_BLOCK_RE = re.compile(r"\\(?:begin|end)\{thebibliography\}(?:\{[^}]*\})?|\\newblock\b")
+
+_UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f\u0391-\u03a9\u0410-\u042f"
+_LOWER = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
+_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|dos|das|le|la|ter|ten|zu|al|el|bin|ibn|St\.)"
+_SURNAME_WORD = rf"(?:O['’]|Mc|Mac|D['’])?[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}][{_LOWER}'’]+)?"
+_SURNAME = rf"(?:{_PARTICLE}\s+){{0,2}}{_SURNAME_WORD}"
+_INITIAL = rf"[{_UPPER}](?:[{_LOWER}])?\.(?:\s?-?[{_UPPER}]\.)*"
+_GIVEN = rf"[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}]?[{_LOWER}]+)?"
+_AFTER_NAME = r"(?:,|\s+and\b|\s*&|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)"
+# Capitalised words that start venue names and title lines, never a given name.
+_NOT_GIVEN = {"In", "Proceedings", "Proc", "Journal", "Advances", "Foundations", "Transactions", "Annual",
+              "International", "Language", "Information", "Computer", "Computational", "Communications",
+              "Neural", "Machine", "Artificial", "Science", "Nature", "Web", "Data", "Knowledge", "Natural",
+              "Conference", "Workshop", "Symposium", "Technical", "Research", "Available", "Accessed",
+              "Retrieved", "Online", "Springer", "Elsevier", "Lecture", "Notes", "Studies", "Pattern",
+              "Intelligent", "Digital", "American", "European", "Association", "Society", "The", "A", "An"}
+_AUTHOR_STARTS = [
+    re.compile(rf"^{_SURNAME}(?:\s+{_SURNAME_WORD})?,\s+{_INITIAL}"),             # Smith, J.  /  Sparck Jones, K.
+    re.compile(rf"^{_SURNAME},\s+{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL}))*(?:,|\s+and\b|\.)"),  # Smith, John,
+    re.compile(rf"^{_SURNAME}\s+[{_UPPER}]{{1,3}}[,.](?:\s|$)"),                 # Smith JA,
+    re.compile(rf"^(?:{_INITIAL}\s*){{1,3}}(?:{_GIVEN}\s+)?{_SURNAME}{_AFTER_NAME}"),  # J. Smith,
+]
+_FULL_NAME = rf"{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL}))*\s+{_SURNAME}"
+# "John Smith, Kate Jones," / "John Smith and Kate Jones." / "John Smith. 2019." (ACM, Chicago's later names)
+_FULL_NAME_RE = re.compile(rf"^({_GIVEN})(?:\s+(?:{_GIVEN}|{_INITIAL}))*\s+{_SURNAME}"
+                           rf"(?:,\s+{_FULL_NAME}(?:,|\s+and\b)|,?\s+and\s+{_FULL_NAME}[.,]"
+                           rf"|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)")
+_TERMINAL_RE = re.compile(r"(?:[.!?)\]]|[.!?][\"”’])$|(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S+$", re.IGNORECASE)
+# A line ending like this goes on: a comma, a joining word, or an initial (no entry ends with one).
+_JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?:and|of|in|on|for|the|a|an|to|with|by|et|pp\.|vol\.|In:|St\.)"
+                             rf"|(?:^|[\s,(])[{_UPPER}]\.)$")
+_CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[)\]}},.;:–—-]|\d)")
+_URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S*$", re.IGNORECASE)
+_URL_PIECE_RE = re.compile(r"^[\w./\-~%?=&#;:]*[\d/._][\w./\-~%?=&#;:]*(?=\s|$)")
+_HYPHENATED_END_RE = re.compile(rf"([{_UPPER}{_LOWER}0-9]+)-$")
+_WORD_RE = re.compile(rf"[{_UPPER}{_LOWER}0-9]+(?:-[{_UPPER}{_LOWER}0-9]+)*")
+_COMPOUND_ENDINGS = {"based", "aware", "level", "scale", "specific", "driven", "free", "like", "oriented", "wise",
+                     "term", "domain", "shot", "training", "trained", "supervised", "art", "end", "order",
+                     "grained", "dimensional", "independent", "dependent", "time", "world", "making", "one",
+                     "agnostic", "augmented", "sensitive", "centric", "efficient", "language", "lingual"}
+_COMPOUND_PREFIXES = {"self", "non", "cross", "semi", "state", "co", "well", "two", "three", "multi"}
+
+
+def decode_reference_bytes(data: bytes) -> str:
+    """The text of an uploaded reference file; a binary file (PDF, Word, image, ...) raises ValueError."""
+    if data.startswith(b"%PDF"):
+        raise ValueError("This is a PDF file, not a reference list. Open it, copy the reference list and paste "
+                         "it here, or upload the list as a .bib or .txt file.")
+    if data.startswith(b"PK\x03\x04"):
+        raise ValueError("This is a zip-based document (such as .docx or .odt), not a plain-text reference list. "
+                         "Copy the reference list out of it and paste it here, or save it as .txt or .bib.")
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("cp1252", errors="replace")  # a list saved by an older Windows editor
+    check_is_text(text)
+    return text
+
+
+def check_is_text(text: str) -> None:
+    """Raise ValueError when `text` holds binary data (NUL, other control characters, undecodable bytes)."""
+    bad = sum(1 for ch in text if ch == "\ufffd" or (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v"))
+    if "\x00" in text or bad > max(MIN_BAD_CHARS, MAX_BAD_CHAR_SHARE * len(text)):
+        raise ValueError(f"The reference list does not look like text ({bad:,} of {len(text):,} characters are "
+                         "control characters or undecodable bytes). Upload a .bib or .txt file, or paste the "
+                         "list copied from the PDF.")
+
+
+def split_entries(text: str) -> list[tuple[int, str]]:
+    """(1-based line number where it starts, text) of each reference in a plain-text or `\\bibitem` list."""
+    if "\\bibitem" in text:
+        return _split_bibitems(text)
+    lines = [(number, clean_line(line)) for number, line in enumerate(text.splitlines(), start=1)]
+    content: list[tuple[int, str, bool]] = []  # (line number, text, a blank line came before it)
+    blank = False
+    for number, line in lines:
+        if not line:
+            blank = bool(content)
+        elif line.rstrip(":. ").casefold() not in _HEADINGS and not _PAGE_NUMBER_RE.match(line):
+            content.append((number, line, blank))
+            blank = False
+    if not content:
+        return []
+    starts = _numbered_starts(content) or _unnumbered_starts(content)
+    groups = [content[a:b] for a, b in zip(starts, starts[1:] + [len(content)])]
+    vocabulary = _hyphenated_words(text)
+    return [(group[0][0], join_lines([line for _, line, _ in group], vocabulary)) for group in groups]
+
+
+def clean_line(line: str) -> str:
+    """One line with PDF artefacts undone: ligatures, soft hyphens, odd spaces and hyphens."""
+    line = unicodedata.normalize("NFKC", line)
+    line = line.replace("\u00ad", "").replace("\u200b", "").replace("\ufeff", "")
+    line = line.replace("\u2010", "-").replace("\u2011", "-")
+    return " ".join(line.split())
+
+
+def join_lines(lines: list[str], vocabulary: frozenset[str] = frozenset()) -> str:
+    """Lines of one entry joined, undoing end-of-line hyphenation; `vocabulary`: hyphenated words seen whole."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        hyphen = _HYPHENATED_END_RE.search(text)
+        if hyphen and not text.endswith("--"):
+            text = text[:-1] + ("-" if _keeps_hyphen(hyphen.group(1), line, vocabulary) else "") + line
+        elif text.endswith(("–", "—")) or (_URL_END_RE.search(text) and _URL_PIECE_RE.match(line)):
+            text += line
+        else:
+            text += " " + line
+    return text
+
+
+def strip_marker(text: str) -> str:
+    """An entry without its leading number (`[3]`, `3.`, `(3)`, `3)`)."""
+    return _MARKER_RE.sub("", text, count=1)
+
+
+def looks_like_entry_start(line: str) -> bool:
+    """Does a line start like an author list of some citation style?"""
+    if any(pattern.match(line) for pattern in _AUTHOR_STARTS):
+        return True
+    full_name = _FULL_NAME_RE.match(line)
+    return bool(full_name) and full_name.group(1) not in _NOT_GIVEN
+
+
+def _gunzip(data: bytes) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(MAX_DECOMPRESSED_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ValueError(f"The gzip file is damaged ({exc}); upload the list uncompressed.") from exc
+    if len(out) > MAX_DECOMPRESSED_BYTES:
+        raise ValueError(f"The gzip file unpacks to more than {MAX_DECOMPRESSED_BYTES:,} bytes; "
+                         "that is not a reference list.")
+    return out
+
+
+def _marker_number(line: str) -> tuple[int, bool] | None:
+    """(number, written in brackets) of a line's leading entry number, if it has one."""
+    match = _MARKER_RE.match(line)
+    if not match:
+        return None
+    return int(match.group(1) or match.group(2) or match.group(3)), match.group(1) is not None
+
+
+def _numbered_starts(content: list[tuple[int, str, bool]]) -> list[int]:
+    """Indices of lines that start entries numbered in sequence (empty when fewer than two are)."""
+    starts: list[int] = []
+    expected = None
+    for index, (_, line, _) in enumerate(content):
+        marker = _marker_number(line)
+        if marker is None:
+            continue
+        number, bracketed = marker
+        if expected is None or number == expected or (bracketed and expected < number <= expected + 2):
+            starts.append(index)
+            expected = number + 1
+    if len(starts) < 2:
+        return []
+    return starts if starts[0] == 0 else [0] + starts
+
+
+def _unnumbered_starts(content: list[tuple[int, str, bool]]) -> list[int]:
+    """Indices of lines that start entries of a list without sequence numbers."""
+    width = max(len(line) for _, line, _ in content)
+    decisions: list[bool | None] = []  # True: new entry, False: wrapped line, None: undecided
+    for (_, previous, _), (_, line, blank) in zip(content, content[1:]):
+        decisions.append(_break_kind(previous, line, blank))
+    wraps = sum(1 for d in decisions if d is False)
+    wrapped = wraps > 0 and wraps >= _WRAP_EVIDENCE_SHARE * len(decisions)
+    starts = [0]
+    for index, decision in enumerate(decisions, start=1):
+        if decision is None:
+            previous, line = content[index - 1][1], content[index][1]
+            decision = not wrapped or len(previous) + 1 + len(line.split()[0]) < FULL_LINE_SHARE * width
+        if decision:
+            starts.append(index)
+    return starts
+
+
+def _break_kind(previous: str, line: str, blank: bool) -> bool | None:
+    """True when `line` surely starts a new entry, False when it surely continues `previous`, else None."""
+    if _HYPHENATED_END_RE.search(previous) or _JOINING_END_RE.search(previous):
+        return False
+    terminal = bool(_TERMINAL_RE.search(previous))
+    if _marker_number(line) and terminal:
+        return True
+    if terminal and looks_like_entry_start(line):
+        return True
+    if _CONTINUATION_START_RE.match(line):
+        return False
+    return True if blank else None
+
+
+def _keeps_hyphen(prefix: str, line: str, vocabulary: frozenset[str]) -> bool:
+    """Whether a word broken as "prefix-" + the start of `line` is a real compound such as "BERT-based"."""
+    suffix = re.match(rf"[{_UPPER}{_LOWER}0-9]*", line).group(0)
+    if not suffix or not prefix[-1].islower() or not suffix[0].islower():
+        return True
+    compound = f"{prefix}-{suffix}".casefold()
+    if compound in vocabulary:
+        return True
+    if (prefix + suffix).casefold() in vocabulary:
+        return False
+    return suffix.casefold() in _COMPOUND_ENDINGS or prefix.casefold() in _COMPOUND_PREFIXES
+
+
+def _hyphenated_words(text: str) -> frozenset[str]:
+    """Every word of the text, hyphenated compounds included, except the broken ones at line ends."""
+    words = set()
+    for line in text.splitlines():
+        found = _WORD_RE.findall(line)
+        if found and line.rstrip().endswith("-"):
+            found.pop()
+        words.update(word.casefold() for word in found)
+    return frozenset(words)
+
+
+def _split_bibitems(text: str) -> list[tuple[int, str]]:
+    """Entries of a LaTeX `thebibliography` list, as plain text."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    decode = LatexNodes2Text(math_mode="verbatim").latex_to_text
+    entries = []
+    matches = list(_BIBITEM_RE.finditer(text))
+    for match, end in zip(matches, [m.start() for m in matches[1:]] + [len(text)]):
+        body = _LATEX_BLOCK_RE.sub(" ", text[match.end():end])
+        lines = [clean_line(line) for line in body.splitlines() if line.strip()]
+        if lines:
+            line_number = text.count("\n", 0, match.start()) + 1
+            entries.append((line_number, " ".join(decode(join_lines(lines)).split())))
+    return entries
