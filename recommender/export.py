@@ -1,4 +1,9 @@
-"""Export papers as BibTeX, RIS, CSL-JSON (what Zotero imports) or CSV; every function returns a string."""
+"""Export papers as BibTeX, RIS, CSL-JSON (what Zotero imports) or CSV; every function returns a string.
+
+Entry types follow `publication_kind` (conference paper, journal article, arXiv preprint, ...); DOI, arXiv id
+and URL are written when known; a summary that is not the published abstract (the demo corpus's, marked by
+`summary_source`) goes into a note, never into `abstract`.
+"""
 from __future__ import annotations
 
 import csv
@@ -9,17 +14,37 @@ import unicodedata
 from typing import Any, Callable, Sequence
 
 from .paper import Paper
+from .publication_kind import arxiv_id, publication_kind
 
 _KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "at", "by", "from", "is"}
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ten", "ter"}
-_PROCEEDINGS_RE = re.compile(r"\b(proc|proceedings|conference|symposium|workshop)\b", re.IGNORECASE)
-_BOOKTITLE_TYPES = {"inproceedings", "incollection", "conference", "inbook"}
 _BIBTEX_SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
     "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
 }
 _BIBTEX_SPECIALS_RE = re.compile("|".join(re.escape(ch) for ch in _BIBTEX_SPECIALS))
-CSV_COLUMNS = ("key", "id", "title", "authors", "year", "venue", "doi", "abstract", "keywords")
+_VERBATIM_UNSAFE_RE = re.compile(r"[{}\\\s]")
+_URL_RE = re.compile(r"https?://\S+")
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# kind (publication_kind.KINDS) -> (BibTeX entry type, field of the venue)
+_BIBTEX_TYPES = {
+    "conference": ("inproceedings", "booktitle"), "journal": ("article", "journal"), "preprint": ("misc", "howpublished"),
+    "book": ("book", "publisher"), "chapter": ("incollection", "booktitle"), "report": ("techreport", "institution"),
+    "thesis": ("phdthesis", "school"), "other": ("misc", "howpublished"),
+}
+# kind -> (RIS type, tag of the venue)
+_RIS_TYPES = {
+    "conference": ("CONF", "T2"), "journal": ("JOUR", "T2"), "preprint": ("GEN", "PB"), "book": ("BOOK", "PB"),
+    "chapter": ("CHAP", "T2"), "report": ("RPRT", "PB"), "thesis": ("THES", "PB"), "other": ("GEN", "T2"),
+}
+# kind -> (CSL type, field of the venue)
+_CSL_TYPES = {
+    "conference": ("paper-conference", "container-title"), "journal": ("article-journal", "container-title"),
+    "preprint": ("article", "publisher"), "book": ("book", "publisher"), "chapter": ("chapter", "container-title"),
+    "report": ("report", "publisher"), "thesis": ("thesis", "publisher"), "other": ("document", "container-title"),
+}
+CSV_COLUMNS = ("key", "id", "kind", "title", "authors", "year", "venue", "doi", "arxiv", "url", "abstract", "note",
+               "keywords")
 
 
 # --------------------------------------------------------------------------- names and keys
@@ -93,29 +118,7 @@ def citation_keys(papers: Sequence[Paper]) -> list[str]:
     return keys
 
 
-# --------------------------------------------------------------------------- BibTeX
-
-
-def _bibtex_escape(text: str) -> str:
-    return _BIBTEX_SPECIALS_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group(0)], " ".join(str(text).split()))
-
-
-def _is_proceedings(paper: Paper) -> bool:
-    return bool(_PROCEEDINGS_RE.search(paper.venue))
-
-
-def _bibtex_type(paper: Paper) -> str:
-    entry_type = str(paper.extra.get("entry_type") or "")
-    if re.fullmatch(r"[a-z]+", entry_type):
-        return entry_type
-    if not paper.venue:
-        return "misc"
-    return "inproceedings" if _is_proceedings(paper) else "article"
-
-
-def _bibtex_name(name: str) -> str:
-    given, family = split_name(name)
-    return f"{family}, {given}" if given else f"{{{family}}}" if " " in family else family
+# --------------------------------------------------------------------------- fields shared by the formats
 
 
 def _keywords(paper: Paper) -> list[str]:
@@ -123,22 +126,71 @@ def _keywords(paper: Paper) -> list[str]:
     return [str(k) for k in value] if isinstance(value, list) else [k.strip() for k in str(value).split(",") if k.strip()]
 
 
+def _summary_note(paper: Paper) -> str:
+    """A summary that is not the published abstract (the record names its `summary_source`), as a note."""
+    source = str(paper.extra.get("summary_source") or "")
+    return f"Summary (source: {source}), not the published abstract: {paper.abstract}" if source and paper.abstract else ""
+
+
+def _published_abstract(paper: Paper) -> str:
+    return "" if paper.extra.get("summary_source") else paper.abstract
+
+
+def _url(paper: Paper) -> str:
+    """The record's own http(s) URL, else its arXiv page; "" when neither is known."""
+    url = str(paper.extra.get("url") or "").strip()
+    if _URL_RE.fullmatch(url):
+        return url
+    arxiv = arxiv_id(paper)
+    return f"https://arxiv.org/abs/{arxiv}" if arxiv else ""
+
+
+def _shows_venue(paper: Paper, kind: str) -> bool:
+    """A preprint's venue ("arXiv preprint") is left out when its arXiv id says it all."""
+    return bool(paper.venue) and not (kind == "preprint" and arxiv_id(paper))
+
+
+# --------------------------------------------------------------------------- BibTeX
+
+
+def _bibtex_escape(text: str) -> str:
+    return _BIBTEX_SPECIALS_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group(0)], " ".join(str(text).split()))
+
+
+def _bibtex_verbatim(text: str) -> str:
+    """DOI, URL and eprint are verbatim in biblatex: written as they are, with braces and backslashes and
+    whitespace percent-encoded so that the entry stays well formed."""
+    return _VERBATIM_UNSAFE_RE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), text.strip())
+
+
+def _bibtex_name(name: str) -> str:
+    given, family = split_name(name)
+    return f"{family}, {given}" if given else f"{{{family}}}" if " " in family else family
+
+
 def to_bibtex(papers: Sequence[Paper]) -> str:
-    """BibTeX entries (UTF-8; LaTeX specials escaped) keyed by `citation_keys`."""
+    """BibTeX entries (UTF-8; LaTeX specials escaped) keyed by `citation_keys`; the entry type and the venue's
+    field follow `publication_kind` (a record's own BibTeX entry type is kept)."""
     entries = []
     for key, paper in zip(citation_keys(papers), papers):
-        entry_type = _bibtex_type(paper)
-        venue_field = "booktitle" if entry_type in _BOOKTITLE_TYPES else "journal"
+        kind = publication_kind(paper)
+        entry_type = str(paper.extra.get("entry_type") or "")
+        entry_type = entry_type if re.fullmatch(r"[a-z]+", entry_type) else _BIBTEX_TYPES[kind][0]
+        arxiv = arxiv_id(paper)
         fields = [
             ("title", paper.title),
             ("author", " and ".join(_bibtex_name(a) for a in paper.authors)),
-            (venue_field, paper.venue),
+            (_BIBTEX_TYPES[kind][1], paper.venue if _shows_venue(paper, kind) else ""),
             ("year", "" if paper.year is None else str(paper.year)),
-            ("doi", paper.doi),
-            ("abstract", paper.abstract),
-            ("keywords", ", ".join(_keywords(paper))),
         ]
-        body = ",\n".join(f"  {name} = {{{_bibtex_escape(value)}}}" for name, value in fields if value)
+        text = [(name, _bibtex_escape(value)) for name, value in fields if value]
+        text += [(name, _bibtex_verbatim(value)) for name, value in
+                 (("doi", paper.doi), ("eprint", arxiv), ("archivePrefix", "arXiv" if arxiv else ""),
+                  ("url", _url(paper))) if value]
+        text += [(name, _bibtex_escape(value)) for name, value in
+                 (("abstract", _published_abstract(paper)), ("note", _summary_note(paper)),
+                  ("keywords", ", ".join(_keywords(paper)))) if value]
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in text)
         entries.append(f"@{entry_type}{{{key},\n{body}\n}}\n")
     return "\n".join(entries)
 
@@ -147,13 +199,18 @@ def to_bibtex(papers: Sequence[Paper]) -> str:
 
 
 def to_ris(papers: Sequence[Paper]) -> str:
-    """RIS records (TY ... ER), one tag per line, names as "Last, First"."""
+    """RIS records, `TY  - ` first and `ER  - ` last, one tag per line, names as "Last, First"; the type
+    (CONF, JOUR, GEN, ...) and the venue's tag follow `publication_kind`."""
     lines = []
     for key, paper in zip(citation_keys(papers), papers):
-        ris_type = "CONF" if paper.venue and _is_proceedings(paper) else "JOUR" if paper.venue else "GEN"
+        kind = publication_kind(paper)
+        ris_type, venue_tag = _RIS_TYPES[kind]
+        arxiv = arxiv_id(paper)
         tags: list[tuple[str, Any]] = [("TY", ris_type), ("ID", key), ("TI", paper.title)]
         tags += [("AU", ", ".join(p for p in reversed(split_name(a)) if p)) for a in paper.authors]
-        tags += [("PY", paper.year), ("T2", paper.venue), ("DO", paper.doi), ("AB", paper.abstract)]
+        tags += [("PY", paper.year), (venue_tag, paper.venue if _shows_venue(paper, kind) else ""),
+                 ("DO", paper.doi), ("UR", _url(paper)), ("AN", f"arXiv:{arxiv}" if arxiv else ""),
+                 ("AB", _published_abstract(paper)), ("N1", _summary_note(paper))]
         tags += [("KW", k) for k in _keywords(paper)]
         lines += [f"{tag}  - {' '.join(str(value).split())}" for tag, value in tags if value not in (None, "")]
         lines += ["ER  - ", ""]
@@ -164,29 +221,26 @@ def to_ris(papers: Sequence[Paper]) -> str:
 
 
 def _csl_item(key: str, paper: Paper) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "id": key,
-        "citation-key": key,
-        "type": "paper-conference" if paper.venue and _is_proceedings(paper) else
-                "article-journal" if paper.venue else "article",
-        "title": paper.title,
-    }
+    kind = publication_kind(paper)
+    csl_type, venue_field = _CSL_TYPES[kind]
+    item: dict[str, Any] = {"id": key, "citation-key": key, "type": csl_type, "title": paper.title}
     authors = []
     for name in paper.authors:
         given, family = split_name(name)
         authors.append({"family": family, "given": given} if given else {"literal": family})
     if authors:
         item["author"] = authors
-    if paper.venue:
-        item["container-title"] = paper.venue
+    if _shows_venue(paper, kind):
+        item[venue_field] = paper.venue
     if paper.year is not None:
         item["issued"] = {"date-parts": [_date_parts(paper)]}
-    if paper.doi:
-        item["DOI"] = paper.doi
-    if paper.abstract:
-        item["abstract"] = paper.abstract
-    if _keywords(paper):
-        item["keyword"] = ", ".join(_keywords(paper))
+    arxiv = arxiv_id(paper)
+    if kind == "preprint" and arxiv:  # how Zotero writes an arXiv preprint
+        item.update({"publisher": "arXiv", "number": f"arXiv:{arxiv}"})
+    for name, value in (("DOI", paper.doi), ("URL", _url(paper)), ("abstract", _published_abstract(paper)),
+                        ("note", _summary_note(paper)), ("keyword", ", ".join(_keywords(paper)))):
+        if value:
+            item[name] = value
     return item
 
 
@@ -207,15 +261,23 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
 # --------------------------------------------------------------------------- CSV
 
 
+def spreadsheet_safe(cell: Any) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with =, +, -, @, tab or carriage return (which
+    Excel, LibreOffice and Google Sheets would run as a formula) gets a leading apostrophe."""
+    text = "" if cell is None else str(cell)
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
 def to_csv(papers: Sequence[Paper]) -> str:
-    """A CSV table with a header row; authors and keywords joined with "; "."""
+    """A CSV table with a header row; authors and keywords joined with "; "; formula-like cells neutralised."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for key, paper in zip(citation_keys(papers), papers):
-        writer.writerow([key, paper.id, paper.title, "; ".join(paper.authors),
-                         "" if paper.year is None else paper.year, paper.venue, paper.doi,
-                         paper.abstract, "; ".join(_keywords(paper))])
+        row = [key, paper.id, publication_kind(paper), paper.title, "; ".join(paper.authors), paper.year,
+               paper.venue, paper.doi, arxiv_id(paper), _url(paper), _published_abstract(paper),
+               _summary_note(paper), "; ".join(_keywords(paper))]
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
     return out.getvalue()
 
 

@@ -6,14 +6,19 @@ import io
 import json
 import random
 import re
+from collections import Counter
 
 import bibtexparser
 import pytest
+import rispy
 from bibtexparser import middlewares as mw
 
-from recommender.export import citation_keys, export, split_name, to_bibtex, to_csl_json, to_csv, to_ris
+from recommender.demo import demo_papers
+from recommender.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
+                                to_csv, to_ris)
 from recommender.loaders import load_corpus
 from recommender.paper import Paper
+from recommender.publication_kind import arxiv_id, publication_kind
 
 PAPERS = [
     Paper("10.1/a", title="The Best Über & 100% Méthode_x for {braces} #1 ~ tilde",
@@ -196,6 +201,125 @@ def test_export_dispatch_and_empty_input():
     assert export(PAPERS, "BibTeX") == to_bibtex(PAPERS)
     assert export(PAPERS, "ris") == to_ris(PAPERS)
     assert json.loads(export([], "csl-json")) == []
-    assert export([], "csv").strip() == "key,id,title,authors,year,venue,doi,abstract,keywords"
+    assert export([], "csv").strip() == "key,id,kind,title,authors,year,venue,doi,arxiv,url,abstract,note,keywords"
     with pytest.raises(ValueError, match="unknown export format"):
         export(PAPERS, "docx")
+
+
+# --------------------------------------------------------------------------- entry types, identifiers, summaries
+
+SUMMARY = "A summary the project wrote."
+KINDS_SAMPLE = [
+    Paper("conf", title="Content-based citation recommendation", authors=["Chandra Bhagavatula"], year=2018,
+          venue="NAACL-HLT", extra={"arxiv": "1802.08301", "doi": "10.18653/v1/N18-1022"}),
+    Paper("jour", title="Navigation-based candidate expansion", authors=["Rodrigo Nogueira"], year=2020,
+          venue="Scientometrics", abstract="The published abstract.", extra={"url": "https://example.org/a_b%20c"}),
+    Paper("pre", title="SPECTER: document-level representation learning", authors=["Arman Cohan"], year=2020,
+          venue="arXiv preprint", abstract=SUMMARY, extra={"arxiv": "2004.07180", "summary_source": "project"}),
+]
+
+
+def raw_bibtex(text: str):
+    """Parsed without LaTeX decoding: DOI, URL and eprint are verbatim fields."""
+    library = bibtexparser.parse_string(text)
+    assert library.failed_blocks == []
+    return {entry.key: entry for entry in library.entries}
+
+
+def test_bibtex_entry_types_follow_the_venue_with_identifiers():
+    entries = raw_bibtex(to_bibtex(KINDS_SAMPLE))
+    conf, jour, pre = (entries[k] for k in citation_keys(KINDS_SAMPLE))
+    assert conf.entry_type == "inproceedings" and conf["booktitle"] == "NAACL-HLT" and "journal" not in conf
+    assert conf["doi"] == "10.18653/v1/N18-1022" and conf["eprint"] == "1802.08301"
+    assert conf["archivePrefix"] == "arXiv" and conf["url"] == "https://arxiv.org/abs/1802.08301"
+    assert jour.entry_type == "article" and jour["journal"] == "Scientometrics" and "booktitle" not in jour
+    assert jour["url"] == "https://example.org/a_b%20c"  # verbatim, not LaTeX-escaped
+    assert jour["abstract"] == "The published abstract." and "note" not in jour
+    assert pre.entry_type == "misc" and pre["eprint"] == "2004.07180" and pre["archivePrefix"] == "arXiv"
+    assert "journal" not in pre and "howpublished" not in pre  # the arXiv id says where it is
+
+
+def test_a_project_summary_is_a_note_never_an_abstract():
+    pre = KINDS_SAMPLE[2]
+    bib = raw_bibtex(to_bibtex([pre]))[citation_keys([pre])[0]]
+    assert "abstract" not in bib and SUMMARY in bib["note"] and "not the published abstract" in bib["note"]
+    [record] = rispy.loads(to_ris([pre]))
+    assert "abstract" not in record and SUMMARY in record["notes"][0]
+    [item] = json.loads(to_csl_json([pre]))
+    assert "abstract" not in item and SUMMARY in item["note"]
+    [row] = csv.DictReader(io.StringIO(to_csv([pre])))
+    assert row["abstract"] == "" and SUMMARY in row["note"]
+
+
+def test_bibtex_identifiers_round_trip_through_the_loader(tmp_path):
+    path = tmp_path / "kinds.bib"
+    path.write_text(to_bibtex(KINDS_SAMPLE), encoding="utf-8")
+    loaded = load_corpus(path, strict=True).papers
+    assert [arxiv_id(p) for p in loaded] == [arxiv_id(p) for p in KINDS_SAMPLE]
+    assert [p.doi for p in loaded] == [p.doi.lower() for p in KINDS_SAMPLE]  # the loader normalises DOIs
+    assert [publication_kind(p) for p in loaded] == ["conference", "journal", "preprint"]
+    assert loaded[1].extra["url"] == "https://example.org/a_b%20c"
+
+
+def test_ris_types_and_identifiers_read_by_rispy():
+    records = rispy.loads(to_ris(KINDS_SAMPLE))
+    assert [r["type_of_reference"] for r in records] == ["CONF", "JOUR", "GEN"]
+    conf, jour, pre = records
+    assert conf["doi"] == "10.18653/v1/N18-1022" and conf["accession_number"] == "arXiv:1802.08301"
+    assert conf["secondary_title"] == "NAACL-HLT" and conf["urls"] == ["https://arxiv.org/abs/1802.08301"]
+    assert jour["secondary_title"] == "Scientometrics" and jour["abstract"] == "The published abstract."
+    assert pre["urls"] == ["https://arxiv.org/abs/2004.07180"] and "publisher" not in pre
+    assert [r["id"] for r in records] == citation_keys(KINDS_SAMPLE)
+
+
+def test_csl_json_types_follow_the_venue():
+    conf, jour, pre = json.loads(to_csl_json(KINDS_SAMPLE))
+    assert (conf["type"], jour["type"], pre["type"]) == ("paper-conference", "article-journal", "article")
+    assert conf["container-title"] == "NAACL-HLT" and conf["URL"] == "https://arxiv.org/abs/1802.08301"
+    assert pre["number"] == "arXiv:2004.07180" and pre["publisher"] == "arXiv"
+
+
+def test_the_whole_demo_corpus_exports_cleanly():
+    papers = demo_papers()
+    bib = raw_bibtex(to_bibtex(papers))
+    assert len(bib) == len(papers)
+    assert not any("abstract" in entry for entry in bib.values())  # every demo summary is the project's
+    assert all("not the published abstract" in entry["note"] for entry in bib.values())
+    kinds = {p.id: publication_kind(p) for p in papers}
+    for key, paper in zip(citation_keys(papers), papers):
+        entry = bib[key]
+        if kinds[paper.id] == "preprint" and arxiv_id(paper):
+            assert entry.entry_type == "misc" and entry["eprint"] == arxiv_id(paper), paper.id
+        if kinds[paper.id] == "conference":
+            assert entry.entry_type == "inproceedings" and entry["booktitle"], paper.id
+        if kinds[paper.id] == "journal":
+            assert entry.entry_type == "article" and entry["journal"], paper.id
+    ris_text = to_ris(papers)
+    records = rispy.loads(ris_text)
+    assert len(records) == len(papers) and not any("abstract" in r for r in records)
+    blocks = [b.splitlines() for b in ris_text.rstrip("\n").split("\n\n")]
+    assert all(b[0].startswith("TY  - ") and b[-1] == "ER  - " for b in blocks) and len(blocks) == len(papers)
+    assert Counter(r["type_of_reference"] for r in records) == Counter(
+        {"conference": "CONF", "journal": "JOUR", "preprint": "GEN", "other": "GEN", "book": "BOOK",
+         "chapter": "CHAP", "report": "RPRT"}[k] for k in kinds.values())
+
+
+# --------------------------------------------------------------------------- CSV formula injection
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(start):
+    payload = start + 'HYPERLINK("http://evil.example","x")'
+    paper = Paper("p1", title=payload, authors=[payload], venue=payload, year=2020, abstract=payload,
+                  extra={"keywords": [payload]})
+    [row] = csv.DictReader(io.StringIO(to_csv([paper])))
+    for column in ("title", "authors", "venue", "abstract", "keywords"):
+        assert row[column] == "'" + payload, column
+    assert spreadsheet_safe(payload) == "'" + payload
+
+
+def test_csv_leaves_ordinary_cells_alone():
+    assert [spreadsheet_safe(v) for v in ("Deep nets", "10.1/x", 2020, None, "a-b", "x=y")] == \
+        ["Deep nets", "10.1/x", "2020", "", "a-b", "x=y"]
+    rows = list(csv.reader(io.StringIO(to_csv(PAPERS))))
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows for cell in row)
