@@ -4,14 +4,15 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import common
+from recommender.reference_text import decode_reference_bytes
 from recommender.reviewer import parse_references
 from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
 
 
 def reference_text(upload, pasted: str) -> str:
-    """The uploaded reference file's text, else the pasted lines."""
+    """The uploaded reference file's text, else the pasted text; ValueError for a binary upload."""
     if upload is not None:
-        return upload.getvalue().decode("utf-8", errors="replace")
+        return decode_reference_bytes(upload.getvalue())
     return pasted
 
 
@@ -24,7 +25,12 @@ def run_check(directory: str, upload) -> None:
         st.info("Paste the submission's title and abstract, add its reference list, then press **Check**.",
                 icon="✍️")
         return
-    references = parse_references(reference_text(upload, st.session_state.get("rv_refs", "")))
+    try:
+        references = parse_references(reference_text(upload, st.session_state.get("rv_refs", "")))
+    except ValueError as exc:
+        st.session_state.pop("review", None)
+        st.error(str(exc), icon="🚫")
+        return
     with st.spinner("Checking the references…"):
         report = common.reviewer(directory).review(title, abstract, references, k=st.session_state["rv_k"])
     index = common.index(directory)
@@ -36,6 +42,8 @@ def show_report(review: dict) -> None:
     for notice in review["notices"]:
         st.warning(notice, icon="✂️")
     report, index = review["report"], common.index(review["directory"])
+    for warning in report.warnings:
+        st.warning(warning, icon="⚠️")
     found, total = sum(1 for ids in report.matches if ids), len(report.references)
     a, b, c = st.columns(3)
     a.metric("References read", total)
@@ -65,10 +73,10 @@ with st.form("review_form", border=False):
     st.text_input("Submission title", key="rv_title", persist_state="session")
     st.text_area("Submission abstract", key="rv_abstract", height=150, persist_state="session")
     upload_tab, paste_tab = st.tabs(["Upload reference list", "Paste references"])
-    upload = upload_tab.file_uploader("BibTeX (.bib) or text file, one reference per line",
+    upload = upload_tab.file_uploader("BibTeX (.bib) or a text file with the reference list",
                                       type=["bib", "bibtex", "txt"], key="rv_upload")
-    paste_tab.text_area("One reference per line (or BibTeX entries)", key="rv_refs", height=150,
-                        persist_state="session")
+    paste_tab.text_area("The reference list as copied from the PDF (or BibTeX entries)", key="rv_refs",
+                        height=150, persist_state="session")
     st.slider("Suggestions", 5, 50, 10, step=5, key="rv_k", persist_state="session")
     checked = st.form_submit_button("Check", type="primary", icon=":material/fact_check:")
 if checked:

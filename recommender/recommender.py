@@ -11,7 +11,6 @@ from . import explain
 from .encoders import get_encoder
 from .index import ANNOY_TREES, Index
 from .language import LanguageInfo, cross_language_terms, detect_language
-from .paper import Paper
 from .pipeline import DEFAULT, PipelineConfig
 from .query import Query, Recommendation
 from .references import match_references, parse_reference_list
@@ -382,11 +381,9 @@ class Recommender:
 
     # -- public API ----------------------------------------------------------------------------
     def already_cited(self, reference_source: str | Path) -> set[str]:
-        """Ids of corpus papers a reference list already cites (BibTeX or plain lines; text, or a file Path)."""
-        index = self.index
-        light = (Paper(id=pid, title=title, extra={"doi": doi})
-                 for pid, title, doi in zip(index.ids, index.titles, index.dois))
-        return match_references(parse_reference_list(reference_source), light)
+        """Ids of corpus papers a reference list already cites (BibTeX, LaTeX or copied from a PDF; text, or a
+        file Path). Titles are checked against the papers' authors and years, so the full records are read."""
+        return match_references(parse_reference_list(reference_source), self.index.all_papers())
 
     def recommend(self, query: Query, config: PipelineConfig | None = None) -> list[Recommendation]:
         """The top `query.k` papers with score components and an explanation each (by default the index's

@@ -7,12 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoders import get_encoder
-from .paper import Paper
 from .query import Query, Recommendation
 from .recommender import Recommender
 from .references import ReferenceIndex, ReferenceItem, parse_reference_list
 
 MAX_REFERENCE_CHARS = 500_000
+# When the list was probably read wrong: share of references that look like pieces of one ...
+FRAGMENT_SHARE, MIN_FRAGMENTS, FRAGMENT_WORDS = 0.25, 3, 6
+# ... or share of references found in the corpus (checked from this many references on).
+LOW_MATCH_SHARE, MIN_REFERENCES_CHECKED = 0.2, 5
+MERGED_CHARS = 1_000  # longer than any single reference
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])")
 
 
@@ -40,10 +44,46 @@ class ReviewReport:
     def unmatched(self) -> list[ReferenceItem]:
         return [item for item, ids in zip(self.references, self.matches) if not ids]
 
+    @property
+    def warnings(self) -> list[str]:
+        return parse_warnings(self.references, self.matches)
+
 
 def parse_references(text: str) -> list[ReferenceItem]:
-    """Reference items from pasted or uploaded text (BibTeX or one reference per line); never a file path."""
-    return parse_reference_list(text[:MAX_REFERENCE_CHARS])
+    """Reference items from pasted or uploaded text (BibTeX, LaTeX or copied from a PDF); never a file path.
+
+    Raises ValueError with a message for the user when the text is too long or not text at all.
+    """
+    if len(text) > MAX_REFERENCE_CHARS:
+        raise ValueError(f"The reference list has {len(text):,} characters; at most {MAX_REFERENCE_CHARS:,} are "
+                         "read. Give only the submission's reference list.")
+    return parse_reference_list(text)
+
+
+def parse_warnings(references: list[ReferenceItem], matches: list[set[str]]) -> list[str]:
+    """What suggests that a reference list was read wrong (so cited papers may be suggested as missing)."""
+    warnings = []
+    plain = [item for item in references if item.kind == "text"]
+    fragments = sum(1 for item in plain if is_fragment(item))
+    if fragments >= MIN_FRAGMENTS and fragments >= FRAGMENT_SHARE * len(plain):
+        warnings.append(f"{fragments} of {len(plain)} references are only a few words or have no year: the list "
+                        "was probably split in the wrong places, so papers it cites may be suggested as missing. "
+                        "Paste it as BibTeX, or with each reference starting on a new line.")
+    merged = sum(1 for item in plain if len(item.raw) > MERGED_CHARS)
+    if merged:
+        warnings.append(f"{merged} references are longer than {MERGED_CHARS:,} characters, so several were "
+                        "probably read as one. Start each reference on a new line, or paste BibTeX.")
+    found = sum(1 for ids in matches if ids)
+    if len(references) >= MIN_REFERENCES_CHECKED and found < LOW_MATCH_SHARE * len(references):
+        warnings.append(f"Only {found} of {len(references)} references were found in the corpus. If the "
+                        "submission cites more of its papers, the list was not read correctly and some "
+                        "suggestions below are papers it already cites: check “References not in the corpus”.")
+    return warnings
+
+
+def is_fragment(item: ReferenceItem) -> bool:
+    """A plain-text reference too short, or without a year or identifier, to be a whole reference."""
+    return len(item.raw.split()) < FRAGMENT_WORDS or not (item.year or item.doi or item.arxiv)
 
 
 def submission_sentences(title: str, abstract: str) -> list[tuple[int, str]]:
@@ -60,8 +100,7 @@ class Reviewer:
     def __init__(self, recommender: Recommender):
         self.recommender = recommender
         index = recommender.index
-        self.references = ReferenceIndex(Paper(id=pid, title=title, extra={"doi": doi})
-                                         for pid, title, doi in zip(index.ids, index.titles, index.dois))
+        self.references = ReferenceIndex(index.all_papers())
 
     def review(self, title: str, abstract: str, references: list[ReferenceItem], k: int = 10,
                diversity: float = 0.0) -> ReviewReport:
