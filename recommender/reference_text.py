@@ -60,9 +60,9 @@ _FULL_NAME_RE = re.compile(rf"^({_GIVEN})(?:\s+(?:{_GIVEN}|{_INITIAL}))*\s+{_SUR
                            rf"|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)")
 _TERMINAL_RE = re.compile(r"(?:[.!?)\]]|[.!?][\"”’])$|(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S+$", re.IGNORECASE)
 # A line ending like this goes on: a comma, a joining word, or an initial (no entry ends with one).
-_JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?:and|of|in|on|for|the|a|an|to|with|by|et|pp\.|vol\.|In:|St\.)"
+_JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?i:and|of|in|on|for|the|an|to|with|by|et|pp\.|vol\.|in:|st\.)"
                              rf"|(?:^|[\s,(])[{_UPPER}]\.)$")
-_CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[)\]}},.;:–—-]|\d)")
+_CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[()\]}},.;:–—“-]|\d)")
 _URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S*$", re.IGNORECASE)
 _URL_PIECE_RE = re.compile(r"^[\w./\-~%?=&#;:]*[\d/._][\w./\-~%?=&#;:]*(?=\s|$)")
 _HYPHENATED_END_RE = re.compile(rf"([{_UPPER}{_LOWER}0-9]+)-$")

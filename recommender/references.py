@@ -3,7 +3,7 @@
 Matching order for one reference: DOI, then arXiv id, then title. A title is looked for among the
 reference's "spans" (runs of words that start after punctuation and end at a sentence end, so a corpus
 title never matches inside a longer title), first exactly (ignoring case, accents, spaces and hyphens),
-then within a few character edits (rapidfuzz). A short title or an approximate one must also agree with
+then within a few character edits (rapidfuzz's optimal string alignment distance). A short title or an approximate one must also agree with
 the reference on an author name or the year (within one), so that the matching stays precise.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from .paper import Paper
 from .reference_text import check_is_text, decode_reference_bytes, split_entries, strip_marker
@@ -222,7 +222,7 @@ class ReferenceIndex:
         for title in self.by_start.get(compact[:_KEY_CHARS], set()) | self.by_end.get(compact[-_KEY_CHARS:], set()):
             allowed = 1 + len(title) // FUZZY_CHARS_PER_EDIT
             if title != compact and len(title) >= MIN_FUZZY_CHARS and abs(len(title) - len(compact)) <= allowed:
-                edits = Levenshtein.distance(compact, title, score_cutoff=allowed)
+                edits = OSA.distance(compact, title, score_cutoff=allowed)
                 if edits <= allowed:
                     yield title, edits
 
