@@ -32,16 +32,23 @@ def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
 
 
 def cmd_index(args) -> int:
+    papers = _load_papers(args.corpus, args.strict)
+    if not papers:
+        unchanged = "; the live index is unchanged" if args.add else ""
+        raise CorpusError(f"no valid papers in {', '.join(args.corpus)}: nothing was published{unchanged}")
     from .index import add_to_index, build_index
 
-    papers = _load_papers(args.corpus, args.strict)
     started = time.time()
     if args.add:
-        version, added = add_to_index(papers, args.out, multilingual=args.multilingual or None)
+        version, added = add_to_index(papers, args.out, multilingual=args.multilingual or None, wait=args.wait)
+        if not added:
+            print(f"nothing to add: all {len(papers)} papers are already in the index; "
+                  f"the live version {version.name} is unchanged")
+            return 0
         print(f"added {added} papers; live version {version.name} ({time.time() - started:.1f} s)")
     else:
         version = build_index(papers, args.out, max_tokens=args.max_tokens, multilingual=args.multilingual,
-                              source={"files": [str(Path(p).resolve()) for p in args.corpus]})
+                              source={"files": [str(Path(p).resolve()) for p in args.corpus]}, wait=args.wait)
         print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
     return 0
 
@@ -144,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="abort on the first bad record")
     p.add_argument("--multilingual", action="store_true", help="also embed with the multilingual encoder")
     p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="encoder input length")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="when another build of the same index is running, wait this long for it (default: stop "
+                        "at once with an error)")
     p.set_defaults(run=cmd_index)
 
     p = sub.add_parser("recommend", help="recommend papers for a draft or a passage")

@@ -62,17 +62,27 @@ def _build_glossary(staging: Path, papers: list[Paper], cache: EmbeddingCache, o
 
 def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                 multilingual: bool = False, on_progress: Progress | None = None,
-                progress_bar: bool = True, source: dict | None = None) -> Path:
+                progress_bar: bool = True, source: dict | None = None, wait: float = 0.0) -> Path:
     """Build a complete index of `papers` and publish it as the live version of `root`.
 
-    `source` (e.g. the corpus file and its checksum) is recorded in the manifest.
+    `source` (e.g. the corpus file and its checksum) is recorded in the manifest. One build runs at a
+    time per directory: another one fails with `IndexBusyError` unless it ends within `wait` seconds.
 
     Embeddings are cached under root/cache, so an interrupted build resumes where it
     stopped and a rebuild only embeds new or changed texts.
     """
     root = Path(root)
     if not papers:
-        raise ValueError("no papers to index")
+        raise ValueError(f"no papers to index; nothing was published in {root}")
+    with files.build_lock(root, wait):
+        return _build_locked(papers, root, max_tokens=max_tokens, multilingual=multilingual,
+                             on_progress=on_progress, progress_bar=progress_bar, source=source)
+
+
+def _build_locked(papers: list[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
+                  multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
+                  source: dict | None = None) -> Path:
+    """`build_index`'s work, for a caller that holds the build lock."""
     staging = files.new_staging_dir(root)
     try:
         _write_papers(staging, papers)
@@ -83,7 +93,7 @@ def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFA
         refs = [[position[r] for r in p.references if r in position and r != p.id] for p in papers]
         graph = CitationGraph.from_references(refs, len(papers))
         graph.save(staging / "graph.npz")
-        cache = EmbeddingCache(files.cache_dir(root) / "embeddings.sqlite")
+        cache = EmbeddingCache(files.embedding_cache_path(root))
         try:
             _embed_into(staging, "dense", [p.text for p in papers], get_encoder("sbert", max_tokens),
                         cache, on_progress, progress_bar)
@@ -116,21 +126,35 @@ def _software_versions() -> dict[str, str]:
     return found
 
 
-def add_to_index(new_papers: Iterable[Paper], root: Path | str, **options) -> tuple[Path, int]:
+def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float = 0.0,
+                 **options) -> tuple[Path, int]:
     """Publish a new version holding the live papers plus the new ones (ids already present are skipped).
 
-    Returns the new version and how many papers were added. Old papers' embeddings come from the cache.
+    Returns the live version and how many papers were added. When none is new, nothing is published and
+    the live version is returned unchanged. Old papers' embeddings come from the cache. The build lock is
+    held from reading the live papers to publishing, so two concurrent additions never drop each other's papers.
     """
     root = Path(root)
-    index = Index.load(root, verify=False)
-    papers = index.all_papers()
-    known = {p.id for p in papers}
-    added = [p for p in new_papers if p.id not in known]
-    options.setdefault("max_tokens", index.manifest["max_tokens"])
-    if options.get("multilingual") is None:  # keep the field the index already has
-        options["multilingual"] = index.manifest.get("multilingual", False)
-    index.close()
-    return build_index(papers + added, root, **options), len(added)
+    files.current_version(root)  # a clear error before taking the lock when there is no index
+    with files.build_lock(root, wait):
+        index = Index.load(root, verify=False)
+        try:
+            papers = index.all_papers()
+            manifest = index.manifest
+            live = index.version
+        finally:
+            index.close()
+        known = {p.id for p in papers}
+        added: dict[str, Paper] = {}
+        for paper in new_papers:
+            if paper.id not in known:
+                added.setdefault(paper.id, paper)
+        if not added:
+            return live, 0
+        options.setdefault("max_tokens", manifest["max_tokens"])
+        if options.get("multilingual") is None:  # keep the field the index already has
+            options["multilingual"] = manifest.get("multilingual", False)
+        return _build_locked(papers + list(added.values()), root, **options), len(added)
 
 
 def _write_papers(staging: Path, papers: list[Paper]) -> None:
@@ -145,7 +169,7 @@ def _write_papers(staging: Path, papers: list[Paper]) -> None:
             "dois": [p.doi for p in papers],
             "years": [p.year if isinstance(p.year, int) else 0 for p in papers],
             "dates": [date_key(p) for p in papers]}
-    (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")  # fsynced by publish
 
 
 class Index:

@@ -2,9 +2,11 @@
 
     DIR/CURRENT            name of the live version (replaced atomically)
     DIR/versions/<name>/   one complete index; never modified once published
-    DIR/cache/             embedding cache shared by all versions
+    DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`)
+    DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
 A build writes a new version under a temporary name and publishes it only when complete,
-so a crash or kill at any moment leaves the previous version answering.
+so a crash or kill at any moment leaves the previous version answering. Every file the engine
+replaces in place (CURRENT, manifests, learned models) goes through `write_atomic`.
 """
 from __future__ import annotations
 
@@ -14,15 +16,23 @@ import os
 import shutil
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO, Callable, Iterator
+
+from filelock import FileLock, Timeout
 
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
-KEEP_OLD_VERSIONS = 1
+LOCK_FILE = ".build.lock"
 
 
 class IndexError_(RuntimeError):
     """An index directory that is missing, incomplete or damaged."""
+
+
+class IndexBusyError(IndexError_):
+    """Another build of the same index directory holds its lock."""
 
 
 def sha256_of(path: Path) -> str:
@@ -37,8 +47,37 @@ def cache_dir(root: Path) -> Path:
     return root / "cache"
 
 
+def embedding_cache_path(root: Path) -> Path:
+    """The SQLite embedding cache of an index directory (shared by all its versions)."""
+    return cache_dir(Path(root)) / "embeddings.sqlite"
+
+
+@contextmanager
+def build_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
+    """Hold the index directory's build lock; after `wait` seconds, fail with `IndexBusyError`.
+
+    The lock is an OS file lock, so the kernel releases it when its holder dies (a killed build never
+    blocks the next one). It also excludes a second build from another thread of the same process.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(root / LOCK_FILE, timeout=max(wait, 0.0), preserve_lock_file=True)
+    try:
+        lock.acquire()
+    except Timeout:
+        waited = f" (waited {wait:g} s)" if wait > 0 else ""
+        raise IndexBusyError(f"{root}: another build of this index is running{waited}; wait for it to "
+                             "finish or pass --wait SECONDS.") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def new_staging_dir(root: Path) -> Path:
-    """A fresh private folder for a version under construction; stale ones from crashed builds are removed."""
+    """A fresh private folder for a version under construction; stale ones from crashed builds are removed.
+
+    Call it only while holding `build_lock`: any other staging folder then belongs to a dead build.
+    """
     versions = root / "versions"
     versions.mkdir(parents=True, exist_ok=True)
     for stale in versions.glob(".staging-*"):
@@ -48,7 +87,8 @@ def new_staging_dir(root: Path) -> Path:
     return staging
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """Flush a file's data, or a directory's entries (files created, renamed or removed in it), to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -56,50 +96,81 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_json_atomic(path: Path, data) -> None:
+def write_atomic(path: Path, content: bytes | str | Callable[[BinaryIO], None]) -> None:
+    """Replace `path` so that readers, crashes and power cuts see either the old file or the whole new one.
+
+    `content`: bytes, text (written as UTF-8), or a function that writes into the binary handle it is given.
+    The data and the directory entry are fsynced; on failure the temporary file is removed.
+    """
+    path = Path(path)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:6]}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            if callable(content):
+                content(handle)
+            else:
+                handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync(path.parent)
 
 
 def publish(root: Path, staging: Path, info: dict) -> Path:
-    """Write the manifest (checksums of every file), move the version in place and point CURRENT at it."""
-    files = {str(p.relative_to(staging)): {"sha256": sha256_of(p), "bytes": p.stat().st_size}
-             for p in sorted(staging.rglob("*")) if p.is_file()}
+    """Write the manifest (checksums of every file), move the version in place and point CURRENT at it.
+
+    Every file is fsynced before CURRENT changes, so even a power cut never leaves CURRENT naming a version
+    whose data did not reach the disk. The version CURRENT named before stays (see `_prune`).
+    """
+    files = {}
+    for path in sorted(staging.rglob("*")):
+        if path.is_file():
+            _fsync(path)
+            files[str(path.relative_to(staging))] = {"sha256": sha256_of(path), "bytes": path.stat().st_size}
     manifest = {"format_version": FORMAT_VERSION, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 **info, "files": files}
-    write_json_atomic(staging / MANIFEST, manifest)
+    write_atomic(staging / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1))
+    for folder in {p.parent for p in staging.rglob("*")} - {staging}:
+        _fsync(folder)
+    previous = _pointer(root)
     name = time.strftime("v%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
     final = staging.parent / name
     os.replace(staging, final)
-    _fsync_dir(final.parent)
-    pointer = root / "CURRENT"
-    tmp = root / f".CURRENT.{uuid.uuid4().hex[:6]}.tmp"
-    tmp.write_text(name + "\n", encoding="utf-8")
-    os.replace(tmp, pointer)
-    _fsync_dir(root)
-    _prune(root, keep={name})
+    _fsync(final.parent)
+    write_atomic(root / "CURRENT", name + "\n")
+    _prune(root, keep={name, previous} - {None})
     return final
 
 
+def _pointer(root: Path) -> str | None:
+    """The version name CURRENT holds, or None when there is none yet."""
+    try:
+        return (root / "CURRENT").read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+
+
 def _prune(root: Path, keep: set[str]) -> None:
-    """Remove old versions beyond the most recent ones (a running app keeps its open files)."""
-    old = sorted((p for p in (root / "versions").iterdir() if p.is_dir() and not p.name.startswith(".")
-                  and p.name not in keep), key=lambda p: p.stat().st_mtime, reverse=True)
-    for path in old[KEEP_OLD_VERSIONS:]:
-        shutil.rmtree(path, ignore_errors=True)
+    """Remove versions other than `keep`: the new live one and the one it replaced (an app may still use it).
+
+    Removal goes by the CURRENT pointer, never by file times, so the live version and its predecessor
+    survive whatever the clock or a copy did to modification times.
+    """
+    for path in (root / "versions").iterdir():
+        if path.is_dir() and not path.name.startswith(".") and path.name not in keep:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def current_version(root: Path) -> Path:
     """The live version folder, or a clear error when there is none."""
-    pointer = root / "CURRENT"
-    if not pointer.is_file():
+    name = _pointer(root) if (root / "CURRENT").is_file() else None
+    if name is None:
         raise IndexError_(f"{root} is not an index directory (no CURRENT file); build one with "
                           f"`python -m recommender index CORPUS --out {root}`.")
-    version = root / "versions" / pointer.read_text(encoding="utf-8").strip()
+    version = root / "versions" / name
     if not version.is_dir():
         raise IndexError_(f"{root}: CURRENT points to {version.name}, which is missing.")
     return version

@@ -10,6 +10,8 @@ import gc
 import gzip
 import json
 import re
+import unicodedata
+import zlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,14 @@ _YEAR_IN_TEXT_RE = re.compile(r"\b\d{4}\b")
 _MAX_LISTED_REFS = 5
 _JSONL_EXTENSIONS = (".jsonl", ".ndjson")
 _BIB_ENTRY_RE = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
+_READ_ERRORS = (OSError, EOFError, zlib.error)  # what reading a damaged (gzip) file raises
+_HEAD_BYTES = 65536
+_MAX_SHOWN = 60  # characters of a bad value quoted in a message
+_NOT_TEXT_SHARE = 0.05  # a head with more undecodable or control bytes than this is not a text file
+_BINARY_SIGNATURES = ((b"%PDF", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (.zip, .docx, .xlsx, ...)"),
+                      (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"),
+                      (b"SQLite format 3\x00", "an SQLite database"), (b"\x89PNG", "a PNG image"),
+                      (b"\xff\xd8\xff", "a JPEG image"))
 
 
 class CorpusError(ValueError):
@@ -101,6 +111,7 @@ def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) 
         raise CorpusError(f"{path}: corpus file not found")
     if not path.is_file():
         raise CorpusError(f"{path}: not a file")
+    _refuse_binary(path)
     fmt = _resolve_format(path, fmt)
     result = LoadResult(path=str(path), format=fmt)
     validator = _Validator(result, strict)
@@ -190,7 +201,7 @@ class _Validator:
                 raise _RecordError(raw.error)
             paper = _to_paper(convert(raw.data))
             if paper.id in self.first_seen:
-                raise _RecordError(f"duplicate id {paper.id!r} (first seen at {self.first_seen[paper.id]})")
+                raise _RecordError(f"duplicate id {_shown(paper.id)} (first seen at {self.first_seen[paper.id]})")
         except _RecordError as exc:
             self.report(raw.location, str(exc))
             return
@@ -269,7 +280,13 @@ def _year(value: Any) -> int | None:
         return int(value)
     if isinstance(value, str) and _INT_RE.match(value):
         return int(value)
-    raise _RecordError(f"year must be a whole number, got {value!r}")
+    raise _RecordError(f"year must be a whole number, got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value quoted for a message: printable characters only, cut to a readable length."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in str(value))
+    return f"“{text[:_MAX_SHOWN]}{'…' if len(text) > _MAX_SHOWN else ''}”"
 
 
 def _type_name(value: Any) -> str:
@@ -286,12 +303,59 @@ def _open_binary(path: Path):
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
 
 
-def _read_head(path: Path, size: int = 65536) -> str:
+def _read_failure(path: Path, exc: BaseException, after_line: int | None = None) -> CorpusError:
+    """A damaged or unreadable file, in words (never the raw bytes some library messages quote)."""
+    if isinstance(exc, EOFError):
+        reason = "the compressed data ends early (the file was cut short)"
+    elif isinstance(exc, gzip.BadGzipFile):
+        reason = "not a valid gzip file (a damaged header, or extra data after its end)"
+    elif isinstance(exc, zlib.error):
+        reason = "the compressed data is damaged"
+    else:
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+    where = f" after line {after_line}" if after_line is not None else ""
+    return CorpusError(f"{path}: cannot read the file{where}: {reason}; nothing from it was used "
+                       "(copy or download it again)")
+
+
+def _head_bytes(path: Path, size: int = _HEAD_BYTES) -> bytes:
+    """The first `size` bytes of the (decompressed) file."""
     try:
         with _open_binary(path) as handle:
-            return handle.read(size).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    except (OSError, EOFError) as exc:
-        raise CorpusError(f"{path}: cannot read: {exc}") from exc
+            return handle.read(size)
+    except _READ_ERRORS as exc:
+        raise _read_failure(path, exc) from exc
+
+
+def _read_head(path: Path) -> str:
+    return _head_bytes(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+
+
+def _refuse_binary(path: Path) -> None:
+    """A clear error for a file that is not text at all (a PDF, an archive, random bytes)."""
+    head = _head_bytes(path)
+    kind = next((name for magic, name in _BINARY_SIGNATURES if head.startswith(magic)), None)
+    if kind is None:
+        text = head.decode("utf-8", errors="replace")
+        odd = sum(1 for ch in text if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\v"))
+        if "\x00" not in text and odd <= _NOT_TEXT_SHARE * max(len(text), 1):
+            return
+        kind = "binary data"
+    raise CorpusError(f"{path}: not a text corpus file: {kind} (not UTF-8 text at byte {_first_non_text(head)}); "
+                      "give a JSONL, BibTeX, CSL-JSON or OpenAlex file")
+
+
+def _first_non_text(data: bytes) -> int:
+    """The offset of the first byte that is not part of UTF-8 text (NUL and control bytes count as not text)."""
+    try:
+        data.decode("utf-8")
+        end = len(data)
+    except UnicodeDecodeError as exc:
+        end = exc.start
+    for pos, byte in enumerate(data[:end]):
+        if byte < 32 and byte not in b"\t\n\r\f\v":
+            return pos
+    return end
 
 
 def _read_text(path: Path) -> tuple[str, dict[int, str]]:
@@ -299,8 +363,8 @@ def _read_text(path: Path) -> tuple[str, dict[int, str]]:
     try:
         with _open_binary(path) as handle:
             data = handle.read()
-    except (OSError, EOFError) as exc:
-        raise CorpusError(f"{path}: cannot read: {exc}") from exc
+    except _READ_ERRORS as exc:
+        raise _read_failure(path, exc) from exc
     try:
         return data.decode("utf-8").lstrip("\ufeff"), {}
     except UnicodeDecodeError:
@@ -348,12 +412,12 @@ def _with_bad_bytes(raw: _Raw, bad_lines: dict[int, str]) -> _Raw:
 
 
 def _read_jsonl(path: Path) -> Iterator[_Raw]:
-    """One JSON object per line, streamed; a damaged end (e.g. truncated gzip) is reported, not fatal."""
+    """One JSON object per line, streamed; a damaged file (e.g. a truncated gzip) is refused as a whole."""
     number = 0
     try:
         handle = _open_binary(path)
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read: {exc}") from exc
+    except _READ_ERRORS as exc:
+        raise _read_failure(path, exc) from exc
     with handle:
         lines = iter(handle)
         while True:
@@ -361,10 +425,8 @@ def _read_jsonl(path: Path) -> Iterator[_Raw]:
                 line = next(lines)
             except StopIteration:
                 return
-            except (OSError, EOFError) as exc:
-                yield _Raw(f"line {number + 1}", number + 1, number + 1,
-                           error=f"cannot read the rest of the file: {exc}")
-                return
+            except _READ_ERRORS as exc:
+                raise _read_failure(path, exc, after_line=number) from exc
             number += 1
             if line.strip():
                 yield _jsonl_record(line, number)
@@ -400,12 +462,16 @@ def _first_line(path: Path, limit: int = 1 << 24) -> str:
     try:
         with _open_binary(path) as handle:
             return handle.readline(limit).decode("utf-8", errors="replace").lstrip("\ufeff")
-    except (OSError, EOFError) as exc:
-        raise CorpusError(f"{path}: cannot read: {exc}") from exc
+    except _READ_ERRORS as exc:
+        raise _read_failure(path, exc) from exc
 
 
 def _read_json_document(path: Path) -> Iterator[_Raw]:
-    """The items of one JSON document, each located by its first line."""
+    """The items of one JSON document, each located by its first line.
+
+    A syntax error ends the reading: the rest cannot be resynchronised, so the file is refused as a whole
+    rather than indexed in part.
+    """
     text, bad_lines = _read_text(path)
     starts = _line_starts(text)
     decoder = json.JSONDecoder()
@@ -442,11 +508,11 @@ def _read_json_document(path: Path) -> Iterator[_Raw]:
         if not top_is_object:
             _expect_end(text, pos + 1)
     except json.JSONDecodeError as exc:
-        yield _Raw(f"line {exc.lineno}", exc.lineno, exc.lineno,
-                   error=f"not valid JSON: {exc.msg} (column {exc.colno}); the rest of the file was not read")
+        raise CorpusError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno}); the rest "
+                          f"of the file cannot be read, so nothing from it was used") from None
     except IndexError:
-        line = len(starts)
-        yield _Raw(f"line {line}", line, line, error="not valid JSON: the file ends too early")
+        raise CorpusError(f"{path}: line {len(starts)}: not valid JSON: the file ends too early (cut short?); "
+                          f"nothing from it was used") from None
 
 
 def _expect_end(text: str, pos: int) -> None:
@@ -495,8 +561,7 @@ def _read_bibtex(path: Path) -> Iterator[_Raw]:
     from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
     text, bad_lines = _read_text(path)
-    library = bibtexparser.parse_string(text, append_middleware=[
-        mw.NormalizeFieldKeys(), mw.SeparateCoAuthors(), mw.SplitNameParts()])
+    library = bibtexparser.parse_string(text, append_middleware=[mw.NormalizeFieldKeys()])
     blocks = sorted(library.blocks, key=lambda b: b.start_line)
     first_line_of: dict[str, int] = {}
     for index, block in enumerate(blocks):
@@ -504,7 +569,7 @@ def _read_bibtex(path: Path) -> Iterator[_Raw]:
         last = blocks[index + 1].start_line if index + 1 < len(blocks) else text.count("\n") + 1
         if isinstance(block, DuplicateBlockKeyBlock):
             yield _Raw(f"entry {block.key} (line {first})", first, last,
-                       error=f"duplicate id {block.key!r} (first seen at line {first_line_of.get(block.key, '?')})")
+                       error=f"duplicate id {_shown(block.key)} (first seen at line {first_line_of.get(block.key, '?')})")
         elif isinstance(block, ParsingFailedBlock):
             yield _Raw(f"line {first}", first, last, error=f"BibTeX syntax error: {_bib_error(block)}")
         elif isinstance(block, Entry):
@@ -528,7 +593,7 @@ def _from_bibtex(entry) -> dict[str, Any]:
         "id": entry.key,
         "title": _latex_text(fields.pop("title", "")),
         "abstract": _latex_text(fields.pop("abstract", "")),
-        "authors": [_bib_name(name) for name in _as_list(fields.pop("author", []))],
+        "authors": _bib_names(fields.pop("author", "")),
         "venue": _latex_text(fields.pop("journal", "") or fields.pop("booktitle", "")),
         "year": _strip_braces(str(fields.pop("year", ""))),
         "entry_type": entry.entry_type.lower(),
@@ -544,35 +609,68 @@ def _from_bibtex(entry) -> dict[str, Any]:
     return record
 
 
-def _as_list(value: Any) -> list:
-    return value if isinstance(value, list) else [value] if value else []
+# An accent command and the letter it marks: \'e, \'{e}, \"{\i}, \v{S}, \v S (a letter-named accent needs a
+# brace or a space before its letter: \textbf is not \t + "extbf").
+_ACCENTED_RE = re.compile(r"""\\[`'^"~=.]\s*(?:\{\s*\\?[A-Za-z]\s*\}|\\[ij](?![A-Za-z])|[A-Za-z])"""
+                          r"|\\[uvHckrbdt](?:\s*\{\s*\\?[A-Za-z]\s*\}|\s+(?:\\[ij](?![A-Za-z])|[A-Za-z]))")
+# A letter command (\L, \o, \ss, ...) with the empty group or space that ends it (a space before "and"
+# separates names, so it stays).
+_LETTER_RE = re.compile(r"\\(?:AE|ae|OE|oe|AA|aa|ss|[LlOoij])(?![A-Za-z])(?:\{\}|[ \t]+(?=[a-z])(?!and\b))?")
 
 
-def _bib_name(name: Any) -> str:
-    """A split BibTeX name (or a plain string) as "First von Last Jr"."""
-    parts = getattr(name, "first", None)
-    if parts is None:
-        return _latex_text(str(name))
-    words = [*name.first, *name.von, *name.last, *name.jr]
-    return _latex_text(" ".join(words))
+def _bib_names(value: Any) -> list[str]:
+    r"""A BibTeX author field as names "First von Last Jr", LaTeX decoded (\v{S}koda: Škoda).
+
+    Accented letters are decoded before the field is split into names and parts, so that a command such as
+    `\v S` or `\L{}` is never taken for a word or dropped by the splitter.
+    """
+    from bibtexparser.middlewares.names import (InvalidNameError, parse_single_name_into_parts,
+                                                split_multiple_persons_names)
+
+    decoded = _LETTER_RE.sub(_decode_match, _ACCENTED_RE.sub(_decode_match, str(value or "")))
+    names = []
+    for number, name in enumerate(split_multiple_persons_names(decoded), start=1):
+        try:
+            parts = parse_single_name_into_parts(name)
+        except InvalidNameError as exc:
+            reason = str(exc).rsplit(":", 1)[-1].strip()
+            raise _RecordError(f"author {number}: cannot split the name {_shown(name)} into parts ({reason})") from None
+        text = _latex_text(" ".join([*parts.first, *parts.von, *parts.last, *parts.jr]))
+        if text:
+            names.append(text)
+    return names
+
+
+def _decode_match(match: re.Match) -> str:
+    return unicodedata.normalize("NFC", _latex_text(match.group(0)))
 
 
 _latex_decoder = None
 
 
 def _latex_text(value: Any) -> str:
-    """Decode LaTeX accents and drop braces; a bare % or & is text, not LaTeX syntax."""
-    global _latex_decoder
+    """Decode LaTeX (accents, letters, text commands) and drop braces; a bare % or & is text, not LaTeX syntax."""
     text = str(value or "")
     if not text:
         return ""
-    if "\\" not in text and "{" not in text and "~" not in text and "--" not in text:
+    if "\\" not in text and "{" not in text and "~" not in text and "--" not in text and "`" not in text:
         return " ".join(text.split())
-    if _latex_decoder is None:
-        from pylatexenc.latex2text import LatexNodes2Text
-        _latex_decoder = LatexNodes2Text(math_mode="verbatim")
     escaped = re.sub(r"(?<!\\)([%&#])", r"\\\1", text)
-    return " ".join(_latex_decoder.latex_to_text(escaped).split())
+    return " ".join(_decoder().latex_to_text(escaped).split())
+
+
+def _decoder():
+    """pylatexenc's LaTeX-to-text converter, taught the commands titles use that it would drop."""
+    global _latex_decoder
+    if _latex_decoder is None:
+        from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+        context = get_default_latex_context_db()
+        context.add_context_category("bibliography", prepend=True, macros=[
+            MacroTextSpec("mbox", "%s"), MacroTextSpec("url", "%s"), MacroTextSpec("LaTeX", "LaTeX"),
+            MacroTextSpec("TeX", "TeX"), MacroTextSpec("BibTeX", "BibTeX")])
+        _latex_decoder = LatexNodes2Text(math_mode="verbatim", latex_context=context)
+    return _latex_decoder
 
 
 def _strip_braces(value: str) -> str:
@@ -620,6 +718,9 @@ def _first_string(value: Any, name: str) -> str | None:
     raise _RecordError(f"{name} must be a string, got {_type_name(value)}")
 
 
+_CSL_NAME_PARTS = ("given", "non-dropping-particle", "dropping-particle", "family", "suffix", "literal")
+
+
 def _csl_names(value: Any) -> list[str]:
     if value is None:
         return []
@@ -629,8 +730,11 @@ def _csl_names(value: Any) -> list[str]:
     for i, person in enumerate(value):
         if not isinstance(person, dict):
             raise _RecordError(f"author[{i}] must be a CSL name object ({{family, given}}), got {_type_name(person)}")
+        for key in _CSL_NAME_PARTS:
+            if person.get(key) is not None and not isinstance(person[key], str):
+                raise _RecordError(f"author[{i}].{key} must be a string, got {_type_name(person[key])}")
         parts = [person.get(k) for k in ("given", "non-dropping-particle", "family", "suffix")]
-        name = " ".join(str(p).strip() for p in parts if p) or str(person.get("literal") or "").strip()
+        name = " ".join(p.strip() for p in parts if p and p.strip()) or (person.get("literal") or "").strip()
         if name:
             names.append(name)
     return names
@@ -697,7 +801,7 @@ def _rebuild_abstract(index: Any) -> str:
     placed: dict[int, str] = {}
     for word, positions in index.items():
         if not isinstance(positions, list) or not all(isinstance(p, int) and p >= 0 for p in positions):
-            raise _RecordError(f"abstract_inverted_index[{word!r}] must be a list of word positions")
+            raise _RecordError(f"abstract_inverted_index[{_shown(word)}] must be a list of word positions")
         for position in positions:
             placed[position] = word
     return " ".join(placed[p] for p in sorted(placed))

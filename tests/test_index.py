@@ -4,6 +4,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_killed_build_leaves_the_live_index_and_resumes(tmp_path):
         "build_index(synthetic_papers(1500), %r, progress_bar=False)\n"
     ) % (str(PROJECT), str(PROJECT / "tests"), str(root))
     proc = subprocess.Popen([sys.executable, "-c", script])
-    cache = root / "cache" / "embeddings.sqlite"
+    cache = index_files.embedding_cache_path(root)
     deadline = time.time() + 120
     cached = 0
     while time.time() < deadline and proc.poll() is None:
@@ -107,3 +108,74 @@ def test_failed_build_removes_its_staging_folder(tmp_path):
         build_index(bad, root, progress_bar=False)
     assert not list((root / "versions").glob(".staging-*"))
     assert not (root / "CURRENT").exists()
+
+
+def version_names(root: Path) -> set[str]:
+    return {p.name for p in (root / "versions").iterdir()}
+
+
+def test_adding_nothing_new_publishes_nothing(tmp_path):
+    root = tmp_path / "idx"
+    first = build_index(synthetic_papers(6), root, progress_bar=False)
+    for again in (synthetic_papers(6), [], synthetic_papers(2)):  # nothing new, three times over
+        live, added = add_to_index(again, root, progress_bar=False)
+        assert (live, added) == (first, 0)
+    assert index_files.current_version(root) == first and version_names(root) == {first.name}
+    _, added = add_to_index(synthetic_papers(2, start=6) * 2, root, progress_bar=False)  # repeated ids: once
+    assert added == 2 and len(Index.load(root)) == 8
+
+
+def test_publishing_keeps_the_live_version_and_the_one_it_replaced(tmp_path):
+    root = tmp_path / "idx"
+    first = build_index(synthetic_papers(4), root, progress_bar=False)
+    second = build_index(synthetic_papers(5), root, progress_bar=False)
+    os.utime(first, (time.time() + 3600, time.time() + 3600))  # a clock or copy that makes the oldest look newest
+    stray = root / "versions" / "v19990101-000000-abcdef"  # e.g. left by an older release
+    stray.mkdir()
+    third = build_index(synthetic_papers(6), root, progress_bar=False)
+    assert version_names(root) == {second.name, third.name}  # by the CURRENT pointer, not by file times
+    assert index_files.current_version(root) == third and len(Index.load(root)) == 6
+
+
+def test_a_second_build_stops_or_waits_while_the_lock_is_held(tmp_path):
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(3), root, progress_bar=False)
+    live = index_files.current_version(root)
+    held, release = threading.Event(), threading.Event()
+
+    def other_build():  # holds the lock the way a running build does, from another thread
+        with index_files.build_lock(root):
+            held.set()
+            release.wait()
+
+    thread = threading.Thread(target=other_build)
+    thread.start()
+    held.wait()
+    try:
+        with pytest.raises(index_files.IndexBusyError, match="another build of this index is running"):
+            build_index(synthetic_papers(4), root, progress_bar=False)
+        with pytest.raises(index_files.IndexBusyError, match=r"running \(waited 0.2 s\)"):
+            add_to_index(synthetic_papers(2, start=3), root, progress_bar=False, wait=0.2)
+    finally:
+        release.set()
+        thread.join()
+    assert index_files.current_version(root) == live and not list((root / "versions").glob(".staging-*"))
+    _, added = add_to_index(synthetic_papers(2, start=3), root, progress_bar=False)  # free again
+    assert added == 2
+
+
+def test_write_atomic_replaces_whole_files_and_leaves_no_debris(tmp_path):
+    target = tmp_path / "model.bin"
+    index_files.write_atomic(target, b"old")
+    index_files.write_atomic(target, "new text ✓")
+    assert target.read_text(encoding="utf-8") == "new text ✓"
+    index_files.write_atomic(target, lambda handle: np.save(handle, np.arange(3)))
+    assert np.load(target).tolist() == [0, 1, 2]
+
+    def fails_half_way(handle):
+        handle.write(b"partial")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        index_files.write_atomic(target, fails_half_way)
+    assert np.load(target).tolist() == [0, 1, 2] and [p.name for p in tmp_path.iterdir()] == ["model.bin"]

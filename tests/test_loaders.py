@@ -59,17 +59,28 @@ def test_gzip_detected_from_content_even_without_gz_extension(tmp_path):
     assert [p.id for p in load_corpus(path).papers] == ["a"]
 
 
-def test_truncated_gzip_keeps_what_was_read_and_reports_the_rest(tmp_path):
+def test_truncated_gzip_is_refused_as_a_whole(tmp_path):
     path = tmp_path / "c.jsonl.gz"
     full = gzip.compress("".join(json.dumps(record(f"p{i}")) + "\n" for i in range(2000)).encode())
     path.write_bytes(full[: len(full) // 2])
-    result = load_corpus(path)
-    assert 0 < result.kept < 2000
-    problem = only_error(result)
-    assert "cannot read the rest of the file" in problem.message
-    assert problem.location == f"line {result.kept + 1}" or problem.location == f"line {result.kept + 2}"
-    with pytest.raises(CorpusError, match="cannot read the rest"):
-        load_corpus(path, strict=True)
+    with pytest.raises(CorpusError, match=r"c\.jsonl\.gz: cannot read the file after line \d+: the compressed "
+                                          r"data ends early .*nothing from it was used"):
+        load_corpus(path)
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda data: data[:30] + bytes(b ^ 0xFF for b in data[30:60]) + data[60:], "compressed data is damaged"),
+    (lambda data: data + b"garbage after the end", "not a valid gzip file"),
+    (lambda data: data[:2] + b"\x07" + data[3:], "not a valid gzip file"),
+])
+def test_damaged_gzip_is_a_clear_error_without_raw_bytes(tmp_path, damage, expected):
+    data = gzip.compress("".join(json.dumps(record(f"p{i}")) + "\n" for i in range(500)).encode())
+    for name in ("c.jsonl.gz", "c.bib.gz", "c.json.gz"):
+        path = tmp_path / name
+        path.write_bytes(damage(data))
+        with pytest.raises(CorpusError) as info:
+            load_corpus(path, fmt="csl-json" if name == "c.json.gz" else None)
+        assert expected in str(info.value) and "b'" not in str(info.value) and "\\x" not in str(info.value)
 
 
 def test_utf8_bom_is_accepted(tmp_path):
@@ -135,7 +146,7 @@ def test_duplicate_id_keeps_the_first_and_names_both_lines(tmp_path):
     assert [p.title for p in result.papers if p.id == "a"] == ["First"]
     problem = only_error(result)
     assert problem.location == "line 3"
-    assert "duplicate id 'a'" in problem.message and "line 1" in problem.message
+    assert "duplicate id “a”" in problem.message and "line 1" in problem.message
     with pytest.raises(CorpusError, match="line 3.*duplicate"):
         load_corpus(path, strict=True)
 
@@ -281,7 +292,7 @@ def test_bibtex_bad_entries_are_skipped_and_reported(tmp_path):
     by_location = {p.location: p.message for p in result.errors}
     assert "neither title nor abstract" in by_location["entry notitle (line 3)"]
     assert "year must be a whole number" in by_location["entry badyear (line 5)"]
-    assert "duplicate id 'good1'" in by_location["entry good1 (line 7)"]
+    assert "duplicate id “good1”" in by_location["entry good1 (line 7)"]
     assert "line 1" in by_location["entry good1 (line 7)"]
     assert "syntax error" in by_location["line 9"]
     assert (result.read, result.kept, result.skipped) == (6, 2, 4)
@@ -343,7 +354,7 @@ def test_csl_json_gzip(tmp_path):
     ({"id": "z", "title": "T", "issued": {"date-parts": [["20x0"]]}}, "year must be a whole number"),
     ({"id": "z"}, "neither title nor abstract"),
     ("just a string", "expected a CSL item object"),
-    ({"id": "lee2021", "title": "Again"}, "duplicate id 'lee2021'"),
+    ({"id": "lee2021", "title": "Again"}, "duplicate id “lee2021”"),
 ])
 def test_csl_json_bad_item_reported_with_item_and_line(tmp_path, item, expected):
     path = tmp_path / "items.json"
@@ -357,15 +368,15 @@ def test_csl_json_bad_item_reported_with_item_and_line(tmp_path, item, expected)
     assert expected in problem.message
 
 
-def test_csl_json_syntax_error_names_line_and_keeps_earlier_items(tmp_path):
+def test_csl_json_syntax_error_refuses_the_file_naming_the_line(tmp_path):
     path = tmp_path / "items.json"
-    path.write_text('[\n{"id": "a", "title": "A"},\n{"id": "b", "title": "B",,}\n]\n')
-    result = load_corpus(path)
-    assert [p.id for p in result.papers] == ["a"]
-    problem = only_error(result)
-    assert problem.location == "line 3" and "not valid JSON" in problem.message
-    with pytest.raises(CorpusError, match=r"items\.json: line 3: not valid JSON"):
-        load_corpus(path, strict=True)
+    path.write_text('[\n{"id": "a", "title": "A"},\n{"id": "b", "title": "B",,}\n{"id": "c", "title": "C"}\n]\n')
+    for strict in (False, True):  # the items after the error cannot be read: nothing is used, not a part
+        with pytest.raises(CorpusError, match=r"items\.json: line 3: not valid JSON.*nothing from it was used"):
+            load_corpus(path, strict=strict)
+    path.write_text('[\n{"id": "a", "title": "A"},\n{"id": "b", "title": "B"}')
+    with pytest.raises(CorpusError, match="ends too early"):
+        load_corpus(path)
 
 
 def test_csl_json_non_utf8_item_is_skipped(tmp_path):
