@@ -314,6 +314,33 @@ def test_bibtex_non_utf8_bytes_skip_only_their_entry(tmp_path):
     assert problem.location == "entry b (line 3)" and "non-UTF-8 bytes on line 4" in problem.message
 
 
+LATEX_BIB = r"""@article{skoda2020,
+  author = {\v{S}koda, Petr and \L{}ukasz Kowalski and \v Skoda, Jan and M{\"u}ller, J{\"o}rg and Erd\H{o}s, P\'al
+            and D{\'\i}az, Ana and {\AA}ngstr{\"o}m, Anders and S{\o}ren Kierkegaard and Stra\ss e, Otto
+            and {Barnes and Noble, Inc.} and Ale\v{s} Zem\'an and Fran\c{c}ois \`Etienne},
+  title = {{\v{Z}}ivot \textit{na} {\'u}rovni: \mbox{BERT} for \LaTeX\ users, a na\"{\i}ve r\'esum\'e --- 50\% \& more},
+  journal = {Journal of \v{C}esk\'e Studies},
+  year = {2020},
+}
+
+@article{badname, author = {Smith, John, Jr, Extra}, title = {Too many commas}}
+"""
+
+
+def test_bibtex_latex_accents_and_commands_are_decoded_in_names_and_titles(tmp_path):
+    path = tmp_path / "accents.bib"
+    path.write_text(LATEX_BIB, encoding="utf-8")
+    result = load_corpus(path)
+    [paper] = result.papers
+    assert paper.authors == ["Petr Škoda", "Łukasz Kowalski", "Jan Škoda", "Jörg Müller", "Pál Erdős", "Ana Díaz",
+                             "Anders Ångström", "Søren Kierkegaard", "Otto Straße", "Barnes and Noble, Inc.",
+                             "Aleš Zemán", "François Ètienne"]
+    assert paper.title == "Život na úrovni: BERT for LaTeX users, a naïve résumé — 50% & more"
+    assert paper.venue == "Journal of České Studies"
+    problem = only_error(result)  # a name that cannot be split is an error for its entry, located
+    assert problem.location == "entry badname (line 10)" and "cannot split the name" in problem.message
+
+
 # --------------------------------------------------------------------------- CSL-JSON
 
 CSL = [
@@ -350,6 +377,10 @@ def test_csl_json_gzip(tmp_path):
     ({"title": "No id"}, "missing id"),
     ({"id": "z", "title": "T", "author": "Ann Lee"}, "author must be a list"),
     ({"id": "z", "title": "T", "author": ["Ann Lee"]}, "author[0] must be a CSL name object"),
+    ({"id": "z", "title": "T", "author": [{"family": 7, "given": "Ann"}]}, "author[0].family must be a string, got int"),
+    ({"id": "z", "title": "T", "author": [{"given": "A"}, {"family": ["Lee"]}]}, "author[1].family must be a string, got list"),
+    ({"id": "z", "title": "T", "author": [{"family": {"x": 1}}]}, "author[0].family must be a string, got object"),
+    ({"id": "z", "title": "T", "author": [{"family": "Lee", "given": 1.5}]}, "author[0].given must be a string"),
     ({"id": "z", "title": "T", "issued": "2020"}, "issued must be a CSL date object"),
     ({"id": "z", "title": "T", "issued": {"date-parts": [["20x0"]]}}, "year must be a whole number"),
     ({"id": "z"}, "neither title nor abstract"),
@@ -492,3 +523,37 @@ def test_unrecognisable_file_raises(tmp_path):
     path.write_text("just some notes\n")
     with pytest.raises(CorpusError, match="cannot tell the corpus format"):
         load_corpus(path)
+
+
+@pytest.mark.parametrize("name, content, kind", [
+    ("random.jsonl", bytes(range(256)) * 80, "binary data"),
+    ("random.bib", b"@article{x, title={T}}\n" + bytes((i * 7919) % 256 for i in range(20000)), "binary data"),
+    ("paper.json", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", "a PDF document"),
+    ("refs.jsonl", b"PK\x03\x04\x14\x00\x06\x00" + bytes(400), "a ZIP archive"),
+    ("refs.bib", "@article{x, title={Ünïcode}}\n".encode("utf-16"), "UTF-16 text"),
+    ("c.jsonl.gz", gzip.compress(bytes(range(256)) * 40), "binary data"),
+])
+def test_binary_file_is_refused_with_a_clear_message(tmp_path, name, content, kind):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(CorpusError) as info:
+        load_corpus(path)
+    message = str(info.value)
+    assert f"not a text corpus file: {kind}" in message and "not UTF-8 text at byte" in message
+    assert "b'" not in message and "\\x" not in message
+
+
+def test_latin1_text_is_not_mistaken_for_binary(tmp_path):
+    path = tmp_path / "latin.jsonl"
+    lines = [json.dumps(record(f"p{i}"), ensure_ascii=False) for i in range(30)]
+    lines[3] = json.dumps(record("p3", title="Café résumé"), ensure_ascii=False)
+    path.write_bytes("\n".join(lines).encode("utf-8").replace("é".encode(), b"\xe9") + b"\n")
+    result = load_corpus(path)
+    assert result.kept == 29 and "non-UTF-8 bytes" in only_error(result).message
+
+
+def test_bad_values_are_quoted_short_and_printable(tmp_path):
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, [record("a", year="19\x00\x07" + "9" * 500)])
+    message = only_error(load_corpus(path)).message
+    assert message.startswith("year must be a whole number, got “19??999") and len(message) < 120
