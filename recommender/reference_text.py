@@ -22,6 +22,7 @@ import zlib
 MAX_DECOMPRESSED_BYTES = 20_000_000
 MAX_BAD_CHAR_SHARE = 0.01  # control or undecodable characters a text may hold before it counts as binary
 MIN_BAD_CHARS = 8
+_START_CHARS = 160  # an author list shows its pattern within this many characters
 FULL_LINE_SHARE = 0.85  # a line whose length plus the next word reaches this share of the width was wrapped
 _WRAP_EVIDENCE_SHARE = 0.1  # share of line breaks that must look like wraps before a list counts as wrapped
 
@@ -37,7 +38,7 @@ _LOWER = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|dos|das|le|la|ter|ten|zu|al|el|bin|ibn|St\.)"
 _SURNAME_WORD = rf"(?:O['’]|Mc|Mac|D['’])?[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}][{_LOWER}'’]+)?"
 _SURNAME = rf"(?:{_PARTICLE}\s+){{0,2}}{_SURNAME_WORD}"
-_INITIAL = rf"[{_UPPER}](?:[{_LOWER}])?\.(?:\s?-?[{_UPPER}]\.)*"
+_INITIAL = rf"[{_UPPER}](?:[{_LOWER}])?\.(?:-[{_UPPER}]\.)?"  # J.  Th.  M.-W.
 _GIVEN = rf"[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}]?[{_LOWER}]+)?"
 _AFTER_NAME = r"(?:,|\s+and\b|\s*&|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)"
 # Capitalised words that start venue names and title lines, never a given name.
@@ -49,13 +50,13 @@ _NOT_GIVEN = {"In", "Proceedings", "Proc", "Journal", "Advances", "Foundations",
               "Intelligent", "Digital", "American", "European", "Association", "Society", "The", "A", "An"}
 _AUTHOR_STARTS = [
     re.compile(rf"^{_SURNAME}(?:\s+{_SURNAME_WORD})?,\s+{_INITIAL}"),             # Smith, J.  /  Sparck Jones, K.
-    re.compile(rf"^{_SURNAME},\s+{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL}))*(?:,|\s+and\b|\.)"),  # Smith, John,
+    re.compile(rf"^{_SURNAME},\s+{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL})){{0,3}}(?:,|\s+and\b|\.)"),  # Smith, John,
     re.compile(rf"^{_SURNAME}\s+[{_UPPER}]{{1,3}}[,.](?:\s|$)"),                 # Smith JA,
-    re.compile(rf"^(?:{_INITIAL}\s*){{1,3}}(?:{_GIVEN}\s+)?{_SURNAME}{_AFTER_NAME}"),  # J. Smith,
+    re.compile(rf"^(?:{_INITIAL}\s*){{1,4}}(?:{_GIVEN}\s+)?{_SURNAME}{_AFTER_NAME}"),  # J. Smith,
 ]
-_FULL_NAME = rf"{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL}))*\s+{_SURNAME}"
+_FULL_NAME = rf"{_GIVEN}(?:\s+(?:{_GIVEN}|{_INITIAL})){{0,3}}\s+{_SURNAME}"
 # "John Smith, Kate Jones," / "John Smith and Kate Jones." / "John Smith. 2019." (ACM, Chicago's later names)
-_FULL_NAME_RE = re.compile(rf"^({_GIVEN})(?:\s+(?:{_GIVEN}|{_INITIAL}))*\s+{_SURNAME}"
+_FULL_NAME_RE = re.compile(rf"^({_GIVEN})(?:\s+(?:{_GIVEN}|{_INITIAL})){{0,3}}\s+{_SURNAME}"
                            rf"(?:,\s+{_FULL_NAME}(?:,|\s+and\b)|,?\s+and\s+{_FULL_NAME}[.,]"
                            rf"|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)")
 _TERMINAL_RE = re.compile(r"(?:[.!?)\]]|[.!?][\"”’])$|(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S+$", re.IGNORECASE)
@@ -135,16 +136,18 @@ def clean_line(line: str) -> str:
 
 def join_lines(lines: list[str], vocabulary: frozenset[str] = frozenset()) -> str:
     """Lines of one entry joined, undoing end-of-line hyphenation; `vocabulary`: hyphenated words seen whole."""
-    text = lines[0] if lines else ""
+    pieces = lines[:1]
     for line in lines[1:]:
-        hyphen = _HYPHENATED_END_RE.search(text)
-        if hyphen and not text.endswith("--"):
-            text = text[:-1] + ("-" if _keeps_hyphen(hyphen.group(1), line, vocabulary) else "") + line
-        elif text.endswith(("–", "—")) or (_URL_END_RE.search(text) and _URL_PIECE_RE.match(line)):
-            text += line
+        tail = pieces[-1].rsplit(" ", 1)[-1]  # the last word so far
+        hyphen = _HYPHENATED_END_RE.search(tail)
+        if hyphen and not tail.endswith("--"):
+            pieces[-1] = pieces[-1][:-1]
+            pieces.append(("-" if _keeps_hyphen(hyphen.group(1), line, vocabulary) else "") + line)
+        elif tail.endswith(("–", "—")) or (_URL_END_RE.search(tail) and _URL_PIECE_RE.match(line)):
+            pieces.append(line)
         else:
-            text += " " + line
-    return text
+            pieces.append(" " + line)
+    return "".join(pieces)
 
 
 def strip_marker(text: str) -> str:
@@ -154,6 +157,7 @@ def strip_marker(text: str) -> str:
 
 def looks_like_entry_start(line: str) -> bool:
     """Does a line start like an author list of some citation style?"""
+    line = line[:_START_CHARS]
     if any(pattern.match(line) for pattern in _AUTHOR_STARTS):
         return True
     full_name = _FULL_NAME_RE.match(line)
@@ -217,6 +221,7 @@ def _unnumbered_starts(content: list[tuple[int, str, bool]]) -> list[int]:
 
 def _break_kind(previous: str, line: str, blank: bool) -> bool | None:
     """True when `line` surely starts a new entry, False when it surely continues `previous`, else None."""
+    previous = previous[-_START_CHARS:]
     if _HYPHENATED_END_RE.search(previous) or _JOINING_END_RE.search(previous):
         return False
     terminal = bool(_TERMINAL_RE.search(previous))

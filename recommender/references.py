@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -172,17 +173,23 @@ class ReferenceIndex:
             return set(self.by_doi[item.doi])
         if item.arxiv and item.arxiv in self.by_arxiv:
             return set(self.by_arxiv[item.arxiv])
+        words, spans = self._spans(item)
+        counts = Counter(words)
+        years = [w for w in counts if len(w) == 4 and w.isdigit() and 1500 <= int(w) <= 2099]
         found = []  # (edits, -title length, span start, span end, title, an author agrees)
-        for (start, end), compact, context in self._spans(item):
+        for start, end, compact in spans:
             for title, edits in self._titles_near(compact):
-                confirmed, author_ok = self._confirmed(title, edits, context, item.kind == "bibtex")
+                outside = _Outside(counts, Counter(words[start:end]), years)
+                confirmed, author_ok = self._confirmed(title, edits, outside, item.kind == "bibtex")
                 if confirmed:
                     found.append((edits, -len(title), start, end, title, author_ok))
         matched: set[str] = set()
+        titles: set[str] = set()
         taken: list[tuple[int, int]] = []
         for edits, _, start, end, title, author_ok in sorted(found):
-            if not taken or (author_ok and all(end <= a or start >= b for a, b in taken)):
+            if title not in titles and (not taken or (author_ok and all(end <= a or start >= b for a, b in taken))):
                 matched |= self.by_title[title]
+                titles.add(title)
                 taken.append((start, end))
         return matched
 
@@ -192,26 +199,31 @@ class ReferenceIndex:
             matched |= self.match_item(item)
         return matched
 
-    def _spans(self, item: ReferenceItem) -> Iterable[tuple[tuple[int, int], str, tuple[set[str], set[int]]]]:
-        """((first, last + 1) word, compact span, (words, years) outside it) for each place a title could stand."""
+    def _spans(self, item: ReferenceItem) -> tuple[list[str], list[tuple[int, int, str]]]:
+        """The reference's words, and (first word, last word + 1, compact text) of each place where a corpus
+        title could stand: after punctuation, up to a sentence end, sharing its first or last characters."""
         if item.kind == "bibtex":
             title_words = normalize_title(item.title).split()
-            outside = set(normalize_title(item.raw).split()) - set(title_words)
-            yield (0, len(title_words)), "".join(title_words), _context(outside)
-            return
+            others = [w for w in normalize_title(item.raw).split() if w not in set(title_words)]
+            return title_words + others, [(0, len(title_words), "".join(title_words))]
         folded = fold(item.raw)
         pieces = _WORD_SPLIT_RE.split(folded)
         words, gaps = pieces[1::2], pieces[0::2]
-        offsets = [sum(map(len, pieces[:k])) for k in range(1, len(pieces), 2)]
-        quoted = [m.span(1) for m in _QUOTED_RE.finditer(folded) if len(m.group(1).split()) >= 2]
-        starts = [i for i in range(len(words)) if i == 0 or _break(gaps[i]) is not None]
-        ends = [j for j in range(1, len(words) + 1) if j == len(words) or (
+        in_quotes = _quoted_words(folded, pieces)
+        ends = {j for j in range(1, len(words) + 1) if j == len(words) or (
             (_break(gaps[j]) == "strong" or "," in gaps[j])  # not inside a quoted title: that ends at its quote
-            and not any(a <= offsets[j - 1] and offsets[j] < b for a, b in quoted))]
-        for i in starts:
-            for j in ends:
-                if i < j <= i + self.longest_title + 1:
-                    yield (i, j), "".join(words[i:j]), _context(words[:i] + words[j:])
+            and not (in_quotes[j - 1] and in_quotes[j]))}
+        spans = []
+        for i in range(len(words)):
+            if i and _break(gaps[i]) is None:
+                continue
+            known_start = "".join(words[i:i + _KEY_CHARS])[:_KEY_CHARS] in self.by_start
+            compact = ""
+            for j in range(i + 1, min(i + self.longest_title + 1, len(words)) + 1):
+                compact += words[j - 1]
+                if j in ends and (known_start or len(compact) < _KEY_CHARS or compact[-_KEY_CHARS:] in self.by_end):
+                    spans.append((i, j, compact))
+        return words, spans
 
     def _titles_near(self, compact: str) -> Iterable[tuple[str, int]]:
         """(corpus compact title, edit distance) for titles equal to the span or a few edits away."""
@@ -226,16 +238,15 @@ class ReferenceIndex:
                 if edits <= allowed:
                     yield title, edits
 
-    def _confirmed(self, title: str, edits: int, context: tuple[set[str], set[int]],
-                   bibtex: bool) -> tuple[bool, bool]:
+    def _confirmed(self, title: str, edits: int, outside: "_Outside", bibtex: bool) -> tuple[bool, bool]:
         """(the reference's other words agree with a paper of this title, an author name agrees)."""
         if edits == 0 and bibtex:
             return True, True
-        names, years = context
+        years = outside.years()
         confirmed = author_agrees = False
         for pid in self.by_title[title]:  # several when the corpus holds duplicates
             facts = self.facts[pid]
-            author_ok = bool(facts.names & names)
+            author_ok = any(outside.has(name) for name in facts.names)
             year_ok = facts.year is not None and any(abs(facts.year - year) <= 1 for year in years)
             year_unknown = facts.year is None or not years
             if edits == 0 and facts.words > SHORT_TITLE_WORDS:  # nothing may contradict a long exact title
@@ -246,15 +257,35 @@ class ReferenceIndex:
         return confirmed, author_agrees
 
 
+class _Outside:
+    """The words of a reference outside one span (where a title was found): what the checks read."""
+
+    def __init__(self, counts: Counter, span: Counter, year_words: list[str]):
+        self.counts, self.span, self.year_words = counts, span, year_words
+
+    def has(self, word: str) -> bool:
+        return self.counts[word] > self.span[word]
+
+    def years(self) -> set[int]:
+        return {int(word) for word in self.year_words if self.has(word)}
+
+
 def match_references(items: Iterable[ReferenceItem], papers: Iterable[Paper]) -> set[str]:
     """Corpus ids matched by the items, by DOI, arXiv id or title."""
     return ReferenceIndex(papers).match(items)
 
 
-def _context(words: Iterable[str]) -> tuple[set[str], set[int]]:
-    """The words and the plausible years among them."""
-    words = set(words)
-    return words, {int(w) for w in words if len(w) == 4 and w.isdigit() and 1500 <= int(w) <= 2099}
+def _quoted_words(folded: str, pieces: list[str]) -> list[bool]:
+    """For each word (and one past the last), whether it lies inside a quoted passage of two or more words."""
+    quoted = [m.span(1) for m in _QUOTED_RE.finditer(folded) if len(m.group(1).split()) >= 2]
+    inside, offset, region = [], 0, 0
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            while region < len(quoted) and quoted[region][1] <= offset:
+                region += 1
+            inside.append(region < len(quoted) and quoted[region][0] <= offset)
+        offset += len(piece)
+    return inside + [False]
 
 
 def _break(gap: str) -> str | None:
