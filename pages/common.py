@@ -89,8 +89,18 @@ def default_index_dir() -> str:
 
 
 def active_index_dir() -> str:
-    """This session's corpus: one it imported or chose on the Corpus page, else the default."""
-    return st.session_state.get("corpus_dir") or default_index_dir()
+    """This session's corpus: one it imported or chose on the Corpus page, else the default.
+
+    A chosen corpus that has been deleted meanwhile (by this session, or by the clean-up of ended sessions)
+    gives way to the default, with a notice.
+    """
+    chosen = st.session_state.get("corpus_dir")
+    if chosen and not (Path(chosen) / "CURRENT").is_file():
+        set_active_index(default_index_dir())
+        st.toast(f"The corpus {Path(chosen).name} no longer exists; you are back on the default corpus.")
+        chosen = None
+    return chosen or default_index_dir()
+
 
 
 def set_active_index(directory: str | Path) -> None:
@@ -101,7 +111,7 @@ def set_active_index(directory: str | Path) -> None:
 
 
 def corpus_name(directory: str) -> str:
-    if corpora.is_user_corpus(Path(directory)):
+    if corpora.on_a_shelf(Path(directory)):
         return Path(directory).name
     return "Demo corpus" if not os.environ.get("CITREC_INDEX") else Path(directory).name
 
@@ -127,6 +137,15 @@ def _recommender(directory: str, version: str) -> Recommender:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _reviewer(directory: str, version: str) -> Reviewer:
     return Reviewer(_recommender(directory, version))
+
+
+def release(directory: str | Path) -> None:
+    """Forget the cached engine objects of every version of a corpus on disk (before it is deleted)."""
+    versions = Path(directory) / "versions"
+    for version in (versions.iterdir() if versions.is_dir() else []):
+        for cached in (_reviewer, _recommender, _index):
+            cached.clear(str(directory), version.name)
+
 
 
 def index(directory: str | None = None) -> Index:

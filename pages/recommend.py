@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import streamlit as st
 
-from pages import common
+from pages import access, common
 from recommender.language import corpus_languages
 from recommender.pipeline import DEFAULT_DIVERSITY
 from recommender.user_input import MODES, prepare, split_authors
@@ -159,6 +159,7 @@ def show_results(results: dict) -> None:
         common.export_panel(papers, selected, key="rec_export")
 
 
+access.require()
 directory = common.active_index_dir()
 deep_linked = apply_deep_link()
 st.title("Find citations for your draft")

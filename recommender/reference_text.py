@@ -60,9 +60,13 @@ _FULL_NAME_RE = re.compile(rf"^({_GIVEN})(?:\s+(?:{_GIVEN}|{_INITIAL})){{0,3}}\s
                            rf"(?:,\s+{_FULL_NAME}(?:,|\s+and\b)|,?\s+and\s+{_FULL_NAME}[.,]"
                            rf"|\s+et\s+al\b|\.\s+\(?(?:1[5-9]|20)\d\d)")
 _TERMINAL_RE = re.compile(r"(?:[.!?)\]]|[.!?][\"”’])$|(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S+$", re.IGNORECASE)
-# A line ending like this goes on: a comma, a joining word, or an initial (no entry ends with one).
-_JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?i:and|of|in|on|for|the|an|to|with|by|et|pp\.|vol\.|in:|st\.)"
-                             rf"|(?:^|[\s,(])[{_UPPER}]\.)$")
+# Abbreviations that sit inside references (venues as in ISO 4, "pp."), never at their end.
+_ABBREVIATIONS = ("proc|conf|int|intl|trans|comput|assoc|natl|acad|sci|eng|res|rev|lett|inf|retr|mach|learn|"
+                  "intell|syst|netw|soc|am|lang|linguist|process|annu|symp|j|vol|no|pp|eds?|univ|dept|st|adv|"
+                  "appl|commun|technol|stat|math|phys|knowl|manag|anal|artif|neural|biol|med|electron")
+# A line ending like this goes on: a comma, a joining word, an abbreviation, an initial (no entry ends so).
+_JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?i:and|of|in|on|for|the|an|to|with|by|et|in:)"
+                             rf"|\b(?i:{_ABBREVIATIONS})\.|(?:^|[\s,(])[{_UPPER}]\.)$")
 _CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[()\]}},.;:–—“-]|\d)")
 _URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S*$", re.IGNORECASE)
 _URL_PIECE_RE = re.compile(r"^[\w./\-~%?=&#;:]*[\d/._][\w./\-~%?=&#;:]*(?=\s|$)")
@@ -208,6 +212,9 @@ def _unnumbered_starts(content: list[tuple[int, str, bool]]) -> list[int]:
     for (_, previous, _), (_, line, blank) in zip(content, content[1:]):
         decisions.append(_break_kind(previous, line, blank))
     wraps = sum(1 for d in decisions if d is False)
+    if sum(1 for d in decisions if d) >= 2:  # entries start like author lists: a line not ending one is wrapped
+        wraps += sum(1 for (_, previous, _), d in zip(content, decisions)
+                     if d is None and not _TERMINAL_RE.search(previous[-_START_CHARS:]))
     wrapped = wraps > 0 and wraps >= _WRAP_EVIDENCE_SHARE * len(decisions)
     starts = [0]
     for index, decision in enumerate(decisions, start=1):
