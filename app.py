@@ -1,6 +1,8 @@
 """The citation recommender web app: `streamlit run app.py`."""
 import streamlit as st
 
+from pages import access, shelves
+
 st.set_page_config(page_title="Citation recommender", page_icon=":material/menu_book:", layout="wide")
 
 PAGES = [
@@ -11,4 +13,6 @@ PAGES = [
     st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES, position="sidebar" if access.allowed() else "hidden")
+shelves.keep_alive()
+page.run()  # each page starts with access.require(): the login page, unless this session may use the app

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages import access, common
 from recommender.graph_view import citation_graph, figure
 
+access.require()
 st.title("Citation graph")
 results = st.session_state.get("results")
 if not results or not results["recs"]:

@@ -102,7 +102,6 @@ def active_index_dir() -> str:
     return chosen or default_index_dir()
 
 
-
 def set_active_index(directory: str | Path) -> None:
     """Switch this session to another corpus; results of the old one are dropped."""
     st.session_state["corpus_dir"] = str(directory)
@@ -145,7 +144,6 @@ def release(directory: str | Path) -> None:
     for version in (versions.iterdir() if versions.is_dir() else []):
         for cached in (_reviewer, _recommender, _index):
             cached.clear(str(directory), version.name)
-
 
 
 def index(directory: str | None = None) -> Index:

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import common
+from pages import access, common, shelves
 from recommender import corpora
 from recommender.loaders import CorpusError, LoadResult, load_corpus
 from recommender.reranker import describe_learned
@@ -22,13 +22,29 @@ def choose_corpus(directory: str) -> None:
     """Switch this session between the default corpus and the imported ones."""
     default = common.default_index_dir()
     options = {common.corpus_name(default): default}
-    options.update({name: str(path) for name, path in corpora.list_corpora().items()})
+    options.update({name: str(path) for name, path in corpora.list_corpora(shelves.shelf()).items()})
     names = list(options)
     current = next((n for n, d in options.items() if Path(d) == Path(directory)), names[0])
     choice = st.selectbox("Active corpus", names, index=names.index(current),
                           help="Only this browser session switches; other users keep their corpus.")
     if options[choice] != directory:
         common.set_active_index(options[choice])
+        st.rerun()
+
+
+def privacy_note(directory: str) -> None:
+    """Who sees the corpora imported here; for a private one, a button that deletes it now."""
+    if shelves.shared():
+        st.caption("Corpora imported here are shared with everyone who uses this server.")
+        return
+    st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
+               "are deleted from the server after the session ends.")
+    if corpora.is_user_corpus(Path(directory), shelves.shelf()) and st.button(
+            f"Delete {Path(directory).name} now", icon=":material/delete:", key="delete_corpus"):
+        common.release(directory)
+        corpora.delete_corpus(Path(directory), shelves.shelf())
+        common.set_active_index(common.default_index_dir())
+        st.session_state["corpus_message"] = f"Deleted corpus {Path(directory).name}."
         st.rerun()
 
 
@@ -78,7 +94,7 @@ def chart(trace, title: str, x_title: str | None, y_title: str | None) -> go.Fig
     return fig
 
 
-@st.cache_data(show_spinner="Reading and validating the file…", max_entries=4)
+@st.cache_data(show_spinner="Reading and validating the file…", max_entries=4, ttl="10m")
 def read_upload(name: str, data: bytes) -> LoadResult:
     """Validate an uploaded corpus file with the loader (it needs a path, so the bytes go to a temp file)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -110,7 +126,8 @@ def validation_report(result: LoadResult) -> None:
 
 def build(result: LoadResult, directory: str) -> None:
     """Create or extend a corpus from the validated papers; on failure the active corpus stays as it was."""
-    user_corpus = corpora.is_user_corpus(Path(directory))
+    shelf = shelves.shelf()
+    user_corpus = corpora.is_user_corpus(Path(directory), shelf)
     actions = ["Create a new corpus from this file",
                "Add to the active corpus" if user_corpus else "New corpus: the active corpus plus this file"]
     action = st.radio("What to build", actions, key="imp_action")
@@ -129,12 +146,12 @@ def build(result: LoadResult, directory: str) -> None:
     try:
         with common.progress("Building the index") as report:
             if extend_in_place:
-                added = corpora.extend_corpus(Path(directory), result.papers, on_progress=report)
+                added = corpora.extend_corpus(Path(directory), result.papers, on_progress=report, shelf=shelf)
                 target, message = directory, f"Added {added:,} new papers to {Path(directory).name}."
             else:
                 base = active if action == actions[1] else None
                 target = str(corpora.create_corpus(name, result.papers, base=base, on_progress=report,
-                                                   multilingual=multilingual))
+                                                   multilingual=multilingual, shelf=shelf))
                 message = f"Built corpus {Path(target).name}; it is now your active corpus."
     except Exception as exc:  # any failure must leave the active corpus in place and say why
         st.error(f"The import failed and the active corpus is unchanged: {exc}")
@@ -144,9 +161,11 @@ def build(result: LoadResult, directory: str) -> None:
     st.rerun()
 
 
+access.require()
 directory = common.active_index_dir()
 st.title("Corpus")
 choose_corpus(directory)
+privacy_note(directory)
 if message := st.session_state.pop("corpus_message", None):
     st.success(message)
 statistics(common.index(directory))

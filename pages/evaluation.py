@@ -7,6 +7,8 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages import access
+
 SUMMARY = {"mrr": "MRR", "map": "MAP", "ndcg@10": "nDCG@10"}
 CURVES = {"recall": "Recall@k", "precision": "Precision@k", "f1": "F1@k"}
 _AT_RE = re.compile(r"^(recall|precision|f1)@(\d+)$")
@@ -56,6 +58,7 @@ def curve_chart(methods: dict[str, dict[str, float]], family: str) -> go.Figure:
     return fig
 
 
+access.require()
 st.title("Evaluation")
 st.caption("Load the metrics file written by `python -m recommender evaluate ... --json results.json`.")
 upload = st.file_uploader("Metrics JSON", type=["json"], key="eval_file")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages import access, common
 from recommender.reference_text import decode_reference_bytes
 from recommender.reviewer import parse_references
 from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
@@ -66,6 +66,7 @@ def show_report(review: dict) -> None:
         common.result_card(missing.recommendation, paper, top, related=(missing.sentence_number, missing.sentence))
 
 
+access.require()
 directory = common.active_index_dir()
 st.title("Reviewer check")
 st.caption(f"Find papers of the corpus ({common.corpus_name(directory)}) that a submission does not cite.")

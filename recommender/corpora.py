@@ -1,14 +1,20 @@
-"""User corpora imported through the app: one index directory each under a corpora root.
+"""User corpora imported through the app: one index directory each, on a shelf.
 
-Indexes outside that root (the demo, or one named by $CITREC_INDEX) are never modified:
+A shelf is a folder of corpora. The shared shelf is the corpora root itself: every session of the app
+may list it when the operator enables shared corpora. A private shelf belongs to one owner (a browser
+session) and lives under the root's `.sessions/` folder; `sweep_private_shelves` removes those whose
+owner is gone. Indexes outside a shelf (the demo, or one named by $CITREC_INDEX) are never modified:
 extending one builds a new user corpus holding its papers plus the new ones.
 """
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import sqlite3
+import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from . import index_files
@@ -17,9 +23,26 @@ from .index import Index, Progress, add_to_index, build_index
 from .paper import Paper
 
 
+PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
+OWNER_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
 def corpora_root() -> Path:
-    """$CITREC_CORPORA, else .index/corpora in the project."""
+    """$CITREC_CORPORA, else .index/corpora in the project; also the shared shelf."""
     return Path(os.environ.get("CITREC_CORPORA") or PROJECT_ROOT / ".index" / "corpora")
+
+
+def on_a_shelf(directory: Path) -> bool:
+    """Whether `directory` is a user corpus, on the shared shelf or on a private one."""
+    parent, root = Path(directory).resolve().parent, corpora_root().resolve()
+    return parent == root or parent.parent == root / PRIVATE_FOLDER
+
+
+def private_shelf(owner: str) -> Path:
+    """The shelf of one owner (a session id: letters, digits, `-` and `_`); not created here."""
+    if not OWNER_RE.fullmatch(owner):
+        raise ValueError(f"not a valid shelf owner: {owner!r}")
+    return corpora_root() / PRIVATE_FOLDER / owner
 
 
 def slugify(name: str) -> str:
@@ -28,16 +51,17 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:60]
 
 
-def list_corpora() -> dict[str, Path]:
-    """User corpora that have a published version, by folder name."""
-    root = corpora_root()
-    if not root.is_dir():
+def list_corpora(shelf: Path | None = None) -> dict[str, Path]:
+    """Corpora on `shelf` (default: the shared one) that have a published version, by folder name."""
+    shelf = shelf or corpora_root()
+    if not shelf.is_dir():
         return {}
-    return {p.name: p for p in sorted(root.iterdir()) if (p / "CURRENT").is_file()}
+    return {p.name: p for p in sorted(shelf.iterdir()) if (p / "CURRENT").is_file()}
 
 
-def is_user_corpus(directory: Path) -> bool:
-    return Path(directory).resolve().parent == corpora_root().resolve()
+def is_user_corpus(directory: Path, shelf: Path | None = None) -> bool:
+    """Whether `directory` is a corpus on `shelf` (default: the shared one)."""
+    return Path(directory).resolve().parent == (shelf or corpora_root()).resolve()
 
 
 def _seed_cache(base: Path, target: Path) -> None:
@@ -56,8 +80,10 @@ def _seed_cache(base: Path, target: Path) -> None:
 
 
 def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
-                  on_progress: Progress | None = None, multilingual: bool | None = None) -> Path:
-    """Build a new user corpus `name` from `papers` (after the base index's papers, if given).
+                  on_progress: Progress | None = None, multilingual: bool | None = None,
+                  shelf: Path | None = None) -> Path:
+    """Build a new user corpus `name` on `shelf` (default: the shared one) from `papers` (after the base
+    index's papers, if given).
 
     Papers whose id is already in the base are skipped. Fails if the name is taken. `multilingual`: also build
     the multilingual field (queries in other languages); None: as the base has it (no base: no).
@@ -65,7 +91,7 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
     slug = slugify(name)
     if not slug:
         raise ValueError("Give the corpus a name with at least one letter or digit.")
-    target = corpora_root() / slug
+    target = (shelf or corpora_root()) / slug
     if (target / "CURRENT").exists():
         raise ValueError(f"A corpus named “{slug}” already exists; choose another name or extend it.")
     existing = base.all_papers() if base is not None else []
@@ -81,9 +107,54 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
     return target
 
 
-def extend_corpus(directory: Path, papers: list[Paper], on_progress: Progress | None = None) -> int:
-    """Add papers to a user corpus in place (a new version is published atomically); returns how many were new."""
-    if not is_user_corpus(directory):
+def extend_corpus(directory: Path, papers: list[Paper], on_progress: Progress | None = None,
+                  shelf: Path | None = None) -> int:
+    """Add papers to a corpus on `shelf` in place (a new version is published atomically); returns how many
+    were new."""
+    if not is_user_corpus(directory, shelf):
         raise ValueError(f"{directory} is not a user corpus; create a new corpus from it instead.")
     _, added = add_to_index(papers, directory, on_progress=on_progress, progress_bar=False)
     return added
+
+
+def delete_corpus(directory: Path, shelf: Path | None = None) -> None:
+    """Remove a corpus on `shelf` with all its versions and cached embeddings."""
+    if not is_user_corpus(directory, shelf):
+        raise ValueError(f"{directory} is not a user corpus on this shelf; it is not deleted.")
+    shutil.rmtree(directory)
+
+
+def touch_shelf(shelf: Path) -> bool:
+    """Record that the shelf's owner is still around (the folder's modification time); False if it has none."""
+    try:
+        os.utime(shelf)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def sweep_private_shelves(owner_alive: Callable[[str], bool], grace_s: float, idle_limit_s: float,
+                          on_remove: Callable[[Path], None] | None = None, now: float | None = None) -> int:
+    """Remove the private shelves of owners that are gone; returns how many were removed.
+
+    A shelf goes when it has not been touched for `grace_s` and `owner_alive(owner)` is false, or when it
+    has not been touched for `idle_limit_s` whatever its owner. `on_remove(corpus)` is called for each
+    corpus on a shelf just before the shelf is deleted (to free what the app holds of it).
+    """
+    root = corpora_root() / PRIVATE_FOLDER
+    if not root.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    removed = 0
+    for shelf in sorted(root.iterdir()):
+        try:
+            idle = now - shelf.stat().st_mtime
+        except FileNotFoundError:  # removed meanwhile by another sweep
+            continue
+        if idle > idle_limit_s or (idle > grace_s and not owner_alive(shelf.name)):
+            for corpus in list_corpora(shelf).values():
+                if on_remove is not None:
+                    on_remove(corpus)
+            shutil.rmtree(shelf, ignore_errors=True)
+            removed += 1
+    return removed

@@ -1,7 +1,10 @@
-"""The Corpus page: statistics, validation of uploads, and imports that never touch the active index on failure."""
+"""The Corpus page: statistics, validation of uploads, imports that never touch the active index on failure,
+and imports private to the session that made them unless the operator shares them."""
 import json
+from pathlib import Path
 
 from app_helpers import ask, open_app
+from recommender import corpora
 from recommender.index import Index
 
 PAGE = "pages/corpus.py"
@@ -15,6 +18,21 @@ JSONL = "\n".join(json.dumps(r) for r in NEW).encode()
 
 def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
+
+
+def private_shelf(at) -> Path:
+    return corpora.private_shelf(at.session_state["shelf_owner"])
+
+
+def import_law(at, name: str = "Law only"):
+    """Upload the two law papers and build them as a new corpus of their own (English only: fast)."""
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.radio(key="imp_action").set_value("Create a new corpus from this file")
+    at.checkbox(key="imp_multilingual").uncheck()
+    at.text_input(key="imp_name").input(name)
+    at.button[-1].click().run()
+    assert not at.exception, at.exception
+    return at
 
 
 def test_statistics_of_the_active_corpus(app_env, small_index):
@@ -60,10 +78,10 @@ def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_en
     at.text_input(key="imp_name").input("Law and citations")
     at.button[0].click().run()
     assert not at.exception, at.exception
-    assert at.session_state["corpus_dir"] == str(app_env / "law-and-citations")
+    assert at.session_state["corpus_dir"] == str(private_shelf(at) / "law-and-citations")
     assert any("Built corpus law-and-citations" in s.value for s in at.success)
     assert metric(at, "Papers") == "26"
-    assert Index.load(app_env / "law-and-citations").glossary is not None  # multilingual, like the active corpus
+    assert Index.load(private_shelf(at) / "law-and-citations").glossary is not None  # multilingual, like the active corpus
     assert (small_index / "CURRENT").read_text() == before and len(Index.load(small_index)) == 24
     at.switch_page("pages/recommend.py").run()
     assert "law-and-citations · 26 papers" in at.caption[0].value
@@ -81,7 +99,7 @@ def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
     at.text_input(key="imp_name").input("Law only")
     at.button[0].click().run()
     assert not at.exception, at.exception
-    index = Index.load(app_env / "law-only")
+    index = Index.load(private_shelf(at) / "law-only")
     assert len(index) == 2 and index.multilingual is None and index.glossary is None
     assert any("get the English pipeline only" in c.value for c in at.caption)
 
@@ -99,3 +117,45 @@ def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
     at.switch_page("pages/recommend.py").run()
     assert not at.exception, at.exception
     assert at.multiselect(key="q_venues").value == [] and at.slider(key="q_years").value == (2010, 2015)
+
+
+def test_an_import_is_seen_only_by_the_session_that_made_it(app_env):
+    mine = import_law(open_app(PAGE))
+    built = Path(mine.session_state["corpus_dir"])
+    assert built.parent == private_shelf(mine) and built.parent.parent == app_env / corpora.PRIVATE_FOLDER
+    assert "law-only" in mine.selectbox[0].options and metric(mine, "Papers") == "2"
+    theirs = open_app(PAGE)
+    assert theirs.selectbox[0].options == [mine.selectbox[0].options[0]]  # the default corpus only
+    assert metric(theirs, "Papers") == "24"
+    assert any("visible only in this browser session" in c.value for c in theirs.caption)
+
+
+def test_shared_corpora_are_listed_in_every_session(app_env, monkeypatch):
+    monkeypatch.setenv("CITREC_SHARED_CORPORA", "1")
+    mine = import_law(open_app(PAGE))
+    assert mine.session_state["corpus_dir"] == str(app_env / "law-only")
+    theirs = open_app(PAGE)
+    assert "law-only" in theirs.selectbox[0].options
+    assert any("shared with everyone" in c.value for c in theirs.caption)
+    assert "delete_corpus" not in [b.key for b in theirs.button]  # nobody deletes a shared corpus from the app
+
+
+def test_a_session_deletes_its_corpus_and_is_back_on_the_default(app_env):
+    at = import_law(open_app(PAGE))
+    built = Path(at.session_state["corpus_dir"])
+    at.button(key="delete_corpus").click().run()
+    assert not at.exception, at.exception
+    assert not built.exists() and metric(at, "Papers") == "24"
+    assert any("Deleted corpus law-only" in s.value for s in at.success)
+    assert at.selectbox[0].options == [at.selectbox[0].options[0]]
+
+
+def test_a_corpus_removed_by_the_clean_up_gives_way_to_the_default(app_env):
+    at = import_law(open_app(PAGE))
+    built = Path(at.session_state["corpus_dir"])
+    corpora.sweep_private_shelves(lambda owner: False, grace_s=-1, idle_limit_s=86_400)  # as after the session
+    assert not built.exists()
+    at.switch_page("pages/recommend.py").run()
+    assert not at.exception, at.exception
+    assert "24 papers" in at.caption[0].value
+    assert any("law-only no longer exists" in t.value for t in at.toast)

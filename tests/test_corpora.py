@@ -1,4 +1,7 @@
 """User corpora: created beside, never inside, the index they extend; extended in place when they are ours."""
+import os
+import time
+
 import pytest
 
 from recommender import corpora, index_files
@@ -49,3 +52,45 @@ def test_a_failed_build_publishes_nothing(root):
     with pytest.raises(ValueError):
         corpora.create_corpus("empty", [])
     assert corpora.list_corpora() == {}
+
+
+def test_a_private_shelf_is_listed_apart_from_the_shared_one(root):
+    mine, theirs = corpora.private_shelf("a" * 32), corpora.private_shelf("b" * 32)
+    target = corpora.create_corpus("Mine", NEW[:1], shelf=mine)
+    assert target == root / ".sessions" / ("a" * 32) / "mine"
+    assert corpora.list_corpora(mine) == {"mine": target}
+    assert corpora.list_corpora(theirs) == {} and corpora.list_corpora() == {}  # nor on the shared shelf
+    assert corpora.is_user_corpus(target, mine) and not corpora.is_user_corpus(target, theirs)
+    assert not corpora.is_user_corpus(target) and corpora.on_a_shelf(target)
+    with pytest.raises(ValueError, match="not a user corpus"):
+        corpora.extend_corpus(target, NEW, shelf=theirs)
+    with pytest.raises(ValueError, match="not a user corpus"):
+        corpora.delete_corpus(target, theirs)
+    corpora.delete_corpus(target, mine)
+    assert not target.exists() and corpora.list_corpora(mine) == {}
+
+
+@pytest.mark.parametrize("owner", ["", "short", "../../etc", "a" * 31 + "/", "test session id"])
+def test_a_shelf_owner_cannot_name_a_path(root, owner):
+    with pytest.raises(ValueError, match="not a valid shelf owner"):
+        corpora.private_shelf(owner)
+
+
+def test_sweep_removes_the_shelves_of_owners_that_are_gone(root):
+    gone, alive, idle = (corpora.private_shelf(c * 16) for c in "abc")
+    for shelf in (gone, alive, idle):  # the layout of a published corpus is all a sweep looks at
+        (shelf / "corpus").mkdir(parents=True)
+        (shelf / "corpus" / "CURRENT").write_text("v1")
+    now = time.time()
+    os.utime(gone, (now - 3600, now - 3600))
+    os.utime(alive, (now - 3600, now - 3600))
+    os.utime(idle, (now - 90_000, now - 90_000))
+    removed = []
+    count = corpora.sweep_private_shelves(lambda owner: owner != gone.name, grace_s=900, idle_limit_s=86_400,
+                                          on_remove=removed.append, now=now)
+    assert count == 2 and sorted(removed) == sorted([gone / "corpus", idle / "corpus"])
+    assert not gone.exists() and not idle.exists() and (alive / "corpus" / "CURRENT").is_file()
+    # within the grace period a shelf stays even when its owner is not known to be alive
+    assert corpora.touch_shelf(alive) and not corpora.touch_shelf(gone)
+    assert corpora.sweep_private_shelves(lambda owner: False, grace_s=900, idle_limit_s=86_400) == 0
+    assert alive.exists()

@@ -1,0 +1,196 @@
+"""Lab server load: N browser sessions open the same deep link at the same moment.
+
+    python bench/load.py [--sessions 20] [--index DIR] [--out bench/results/load.json]
+
+Starts `streamlit run app.py` on a free local port (on the demo corpus unless --index is given), warms it
+with one session on the start page (language model loaded, as on a server that has been up for a while),
+then opens the deep link in N fresh browser contexts at once: each is its own Streamlit session with an
+empty browser cache, as N colleagues clicking a shared link. With --returning, each browser has been on the app's start page before
+and holds its static files, as a colleague who uses the app daily. Reports per session the time from navigation
+to the results heading (p50/p95/max), the sessions that failed (timeout or an exception on the page), the
+server process's CPU seconds per session (user + system from /proc, so the browsers' own CPU is not counted)
+and the server's resident memory after the run.
+
+The browsers run on the same machine as the server and compete with it for the cores: answer times
+include that contention, the server's CPU seconds do not.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+TITLE = "Recommending citations for a scientific draft"
+ABSTRACT = ("We suggest papers a manuscript should cite, from the text of its title and abstract, combining word "
+            "matching, sentence embeddings and the citation graph.")
+WARM_UP_TITLE = "Dense passage retrieval for open-domain question answering"
+ANSWER = re.compile(r"^\d+ (recommendations|nearest papers)")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads), from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14 and 15 of the line)
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+@contextmanager
+def server(env: dict[str, str], log: Path, root: Path = ROOT, start_timeout_s: float = 120):
+    """`streamlit run app.py` in checkout `root` on a free port; yields (base URL, pid) once healthy."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, cwd=root, env={**os.environ, **env}, stdout=out,
+                                   stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}") from None
+                time.sleep(0.3)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+async def open_session(context, url: str, timeout_s: float) -> dict:
+    """A new tab of `context` opens `url`; the time until the results heading shows, or the failure."""
+    page = await context.new_page()
+    started = time.perf_counter()
+    try:
+        await page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+        await page.get_by_text(ANSWER).first.wait_for(timeout=timeout_s * 1000)
+        seconds = time.perf_counter() - started
+        failed = await page.get_by_test_id("stException").count()
+        return {"seconds": seconds, "error": "exception shown on the page" if failed else None}
+    except Exception as exc:  # a timeout or a crashed page: counted as an error, the run goes on
+        return {"seconds": time.perf_counter() - started, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    finally:
+        await page.close()
+
+
+async def visit_start_page(context, base: str, timeout_s: float) -> None:
+    """A returning visitor: the browser has been on the app before and holds its static files."""
+    page = await context.new_page()
+    await page.goto(base, wait_until="commit", timeout=timeout_s * 1000)
+    await page.get_by_text("Find citations for your draft").first.wait_for(timeout=timeout_s * 1000)
+    await page.close()
+
+
+async def warm_up(browser, base: str, timeout_s: float) -> None:
+    """One session answers another query: the server has loaded the index and the models and run every path once."""
+    context = await browser.new_context()
+    result = await open_session(context, f"{base}/?{urlencode({'title': WARM_UP_TITLE})}", timeout_s)
+    await context.close()
+    if result["error"]:
+        raise RuntimeError(f"the warm-up session failed: {result['error']}")
+
+
+@contextmanager
+def profiled(pid: int, path: Path | None):
+    """Sample the server with py-spy (`pip install py-spy`) into `path` (speedscope JSON) while the block runs."""
+    if path is None:
+        yield
+        return
+    spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--format", "speedscope", "--output", str(path),
+                            "--rate", "200", "--gil"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(timeout=60)
+
+
+async def burst(base: str, pid: int, sessions: int, timeout_s: float, returning: bool,
+                profile: Path | None = None) -> dict:
+    from playwright.async_api import async_playwright
+
+    link = f"{base}/?{urlencode({'title': TITLE, 'abstract': ABSTRACT})}"
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        await warm_up(browser, base, timeout_s)
+        contexts = [await browser.new_context(viewport={"width": 1360, "height": 1000}) for _ in range(sessions)]
+        if returning:
+            for context in contexts:
+                await visit_start_page(context, base, timeout_s)
+        await asyncio.sleep(2)
+        cpu_before, wall_before = cpu_seconds(pid), time.perf_counter()
+        with profiled(pid, profile):
+            runs = await asyncio.gather(*(open_session(context, link, timeout_s) for context in contexts))
+            wall = time.perf_counter() - wall_before
+            await asyncio.sleep(2)  # let the server finish what it sends after the heading
+            cpu = cpu_seconds(pid) - cpu_before
+        await browser.close()
+    answered = [r["seconds"] for r in runs if not r["error"]]
+    return {"sessions": sessions, "browser_cache": "warm" if returning else "empty", "answered": len(answered), "errors": [r["error"] for r in runs if r["error"]],
+            "p50_s": round(float(np.percentile(answered, 50)), 2) if answered else None,
+            "p95_s": round(float(np.percentile(answered, 95)), 2) if answered else None,
+            "max_s": round(max(answered), 2) if answered else None,
+            "burst_wall_s": round(wall, 2), "server_cpu_s": round(cpu, 2),
+            "server_cpu_s_per_session": round(cpu / sessions, 3), "server_rss_mib_after": round(rss_mib(pid), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--index", type=Path, help="index directory (default: the demo corpus)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds a session may wait for its answer")
+    parser.add_argument("--returning", action="store_true",
+                        help="each browser has visited the app before (its static files are cached)")
+    parser.add_argument("--rounds", type=int, default=1, help="bursts in a row on the same server")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout whose app is served (e.g. an older commit, for a before/after)")
+    parser.add_argument("--log", type=Path, default=Path("/tmp/citrec-load.log"), help="the server's output")
+    parser.add_argument("--out", type=Path, help="write the results as JSON")
+    parser.add_argument("--profile", type=Path, help="sample the server with py-spy during the last burst")
+    args = parser.parse_args()
+    env = {"CITREC_INDEX": str(args.index.resolve())} if args.index else {}
+    results = []
+    with server(env, args.log, args.root) as (base, pid):
+        for round_ in range(args.rounds):
+            profile = args.profile if round_ == args.rounds - 1 else None
+            results.append(asyncio.run(burst(base, pid, args.sessions, args.timeout, args.returning, profile)))
+            print(json.dumps(results[-1]), flush=True)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Login for a server: a password from secrets.toml closes every page until it is entered; no setting, no gate."""
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import APP, TIMEOUT
+
+ROOT = Path(APP).parent
+
+PASSWORD = "correct horse battery staple"
+SUBMIT = "FormSubmitter:login-Enter"
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py")
+               if "access.require()" in p.read_text(encoding="utf-8"))
+
+
+def locked_app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["citrec"] = {"password": PASSWORD}
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def log_in(at: AppTest, password: str) -> AppTest:
+    at.text_input(key="login_password").input(password)
+    at.button(key=SUBMIT).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shows_a_page(at: AppTest) -> bool:
+    return any(t.value != "Citation recommender" for t in at.title)
+
+
+def test_every_page_of_the_app_asks_for_the_login():
+    pages = {f"pages/{name}" for name in re.findall(r'st\.Page\("pages/(\w+\.py)"', (ROOT / "app.py").read_text())}
+    assert len(pages) == 5 and pages == set(PAGES)
+
+
+def test_no_page_is_shown_before_the_password(app_env):
+    at = locked_app()
+    assert [t.value for t in at.title] == ["Citation recommender"] and not shows_a_page(at)
+    assert log_in(at, "correct horse").error[0].value == "Wrong password."
+    assert not shows_a_page(at)
+    for page in PAGES:  # every page's address is locked too
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        assert not shows_a_page(at) and not at.metric and at.text_input(key="login_password")
+
+
+def test_the_right_password_opens_the_app_until_logout(app_env):
+    at = locked_app(title="Citation recommendation", abstract="We recommend references for a draft.")
+    log_in(at, PASSWORD)
+    assert at.title[0].value == "Find citations for your draft"
+    assert at.session_state["results"]["recs"]  # the deep link survived the login
+    at.switch_page("pages/corpus.py").run()
+    assert at.title[0].value == "Corpus"
+    at.button(key="logout").click().run()
+    assert not shows_a_page(at) and at.text_input(key="login_password")
+
+
+def test_without_a_password_the_app_is_open(app_env):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["citrec"] = {"shared_corpora": False}
+    at.run()
+    assert at.title[0].value == "Find citations for your draft"
+    assert "logout" not in [b.key for b in at.button]
