@@ -1,4 +1,6 @@
 """The Reviewer check page: cited papers (pasted lines or an uploaded .bib) are removed from the suggestions."""
+import random
+
 from app_helpers import open_app
 
 PAGE = "pages/reviewer_check.py"
@@ -50,3 +52,41 @@ def test_an_empty_submission_gets_a_gentle_prompt(app_env):
     at = check(open_app(PAGE), title="", abstract=" ")
     assert not at.error and "review" not in at.session_state
     assert any("Paste the submission's title and abstract" in i.value for i in at.info)
+
+
+WRAPPED = ("[1] A. Lovelace and A. Turing. 2010. Neural citation recom-\n"
+           "mendation from paper abstracts. In Proceedings of JCDL. 1–10.\n"
+           "[2] A. Lovelace and G. Hopper. 2012. Citation graph expansion for\n"
+           "recommending references. In Proceedings of JCDL. 11–20.\n")
+# A viewer that copies each field of a reference onto its own line: nothing tells where references start.
+MISREAD = "\n".join(["Lovelace A", "Neural citation recommendation", "Proc JCDL", "Turing A",
+                     "Graph expansion for recommending references", "Proc SIGIR"])
+
+
+def test_a_list_copied_from_a_pdf_is_matched_without_warnings(app_env):
+    at = open_app(PAGE)
+    at.text_area(key="rv_refs").input(WRAPPED)
+    at = check(at)
+    assert not {"cite0", "cite2"} & set(suggested(at))
+    assert [m.value for m in at.metric][:2] == ["2", "2"] and not at.warning
+
+
+def test_a_misread_list_is_flagged_on_the_page(app_env):
+    at = open_app(PAGE)
+    at.text_area(key="rv_refs").input(MISREAD)
+    at = check(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("6 of 6 references are only a few words") for w in warnings), warnings
+    assert any(w.startswith("Only 0 of 6 references were found in the corpus") for w in warnings), warnings
+    assert suggested(at)  # the suggestions are still shown, under the warnings
+
+
+def test_a_binary_upload_is_refused_with_a_message(app_env):
+    at = open_app(PAGE)
+    at.file_uploader(key="rv_upload").set_value(("refs.txt", random.Random(5).randbytes(20_000), "text/plain"))
+    at = check(at)
+    assert "review" not in at.session_state and not at.metric
+    assert any("does not look like text" in e.value for e in at.error)
+    at.file_uploader(key="rv_upload").set_value(("paper.txt", b"%PDF-1.7\n1 0 obj\n<<>>\n", "text/plain"))
+    at = check(at)
+    assert any("This is a PDF file" in e.value for e in at.error)
