@@ -10,6 +10,7 @@ import streamlit as st
 from pages import access, common
 from recommender.language import corpus_languages
 from recommender.pipeline import DEFAULT_DIVERSITY
+from recommender.query import Query
 from recommender.user_input import MODES, prepare, split_authors
 
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
@@ -127,15 +128,24 @@ def run_query(directory: str) -> None:
     if not prepared.query.main_text:
         st.session_state.pop("results", None)
         return
-    engine = common.recommender(directory)
     started = time.perf_counter()
-    recs = engine.recommend(prepared.query)
-    elapsed = time.perf_counter() - started
-    papers = engine.index.papers([engine.index.position[r.paper_id] for r in recs])
+    recs, papers, language = answer(directory, common.version_of(directory), prepared.query,
+                                    common.recommender(directory))
     st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
-                                   "language": language_note(engine.route(prepared.query), directory),
-                                   "recs": recs, "papers": papers, "seconds": elapsed}
+                                   "language": language, "recs": recs, "papers": papers,
+                                   "seconds": time.perf_counter() - started}
     share_link(prepared.query)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl="1h")
+def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, list, str]:
+    """Recommendations, their papers and the language note for a query on one version of a corpus.
+
+    Sessions asking the same (a link sent round the lab) share one computation; each gets its own copy.
+    """
+    recs = _engine.recommend(query)
+    papers = _engine.index.papers([_engine.index.position[r.paper_id] for r in recs])
+    return recs, papers, language_note(_engine.route(query), directory)
 
 
 def show_results(results: dict) -> None:
