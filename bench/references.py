@@ -1,7 +1,7 @@
 """Reference lists as a reviewer copies them out of a PDF, and how well they are matched to the corpus.
 
     python bench/references.py generate --seed 2 --out bench/data/reference_lists
-    python bench/references.py evaluate --lists bench/data/reference_lists [--baseline REV]
+    python bench/references.py evaluate [--lists bench/data/reference_lists | --seeds 10:30] [--baseline REV]
 
 `generate` writes one list per citation style (ACM, APA, IEEE, Springer, Chicago, Nature) and variant
 (numbered, unnumbered) from the demo corpus's facts: about 20 corpus papers and 5 references the corpus
@@ -350,7 +350,7 @@ def generate(seed: int, out: Path) -> None:
             (out / name).write_text(text, encoding="utf-8")
             gold[name] = {"style": style, "numbered": numbered, "entries": ids}
     (out / "gold.json").write_text(json.dumps({"seed": seed, "lists": gold}, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(gold)} lists to {out}")
+    print(f"wrote {len(gold)} lists to {out}", file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------------------------- evaluation
@@ -372,29 +372,35 @@ def load_references_module(revision: str | None):
     return module
 
 
-def evaluate(lists: Path, revision: str | None) -> dict:
+def evaluate(folders: list[Path], revision: str | None) -> dict:
     references = load_references_module(revision)
     index = references.ReferenceIndex([Paper.from_dict(r) for r in load_corpus()])
-    gold = json.loads((lists / "gold.json").read_text(encoding="utf-8"))["lists"]
     per_style: dict[str, dict[str, int]] = {}
-    for name, info in gold.items():
-        items = references.parse_reference_list((lists / name).read_text(encoding="utf-8"))
-        found = index.match(items)
-        expected = {pid for pid in info["entries"] if pid}
-        counts = per_style.setdefault(info["style"], {"lists": 0, "entries": 0, "read": 0, "split_ok": 0,
-                                                       "tp": 0, "fp": 0, "fn": 0})
-        counts["lists"] += 1
-        counts["entries"] += len(info["entries"])
-        counts["read"] += len(items)
-        counts["split_ok"] += len(items) == len(info["entries"])
-        counts["tp"] += len(found & expected)
-        counts["fp"] += len(found - expected)
-        counts["fn"] += len(expected - found)
+    for lists in folders:
+        gold = json.loads((lists / "gold.json").read_text(encoding="utf-8"))["lists"]
+        for name, info in gold.items():
+            count_list(references, index, (lists / name).read_text(encoding="utf-8"), info, per_style)
     per_style["all"] = {key: sum(c[key] for c in per_style.values()) for key in next(iter(per_style.values()))}
     for counts in per_style.values():
         counts["precision"] = counts["tp"] / max(1, counts["tp"] + counts["fp"])
         counts["recall"] = counts["tp"] / max(1, counts["tp"] + counts["fn"])
     return per_style
+
+
+def count_list(references, index, text: str, info: dict, per_style: dict) -> None:
+    """Add one list's entries, references read and true/false positives to its style's counts."""
+    items = references.parse_reference_list(text)
+    found = index.match(items)
+    expected = {pid for pid in info["entries"] if pid}
+    counts = per_style.setdefault(info["style"], {"lists": 0, "entries": 0, "read": 0, "split_ok": 0,
+                                                   "tp": 0, "fp": 0, "fn": 0})
+    counts["lists"] += 1
+    counts["entries"] += len(info["entries"])
+    counts["read"] += len(items)
+    counts["split_ok"] += len(items) == len(info["entries"])
+    counts["tp"] += len(found & expected)
+    counts["fp"] += len(found - expected)
+    counts["fn"] += len(expected - found)
 
 
 def print_table(per_style: dict, label: str) -> None:
@@ -414,14 +420,24 @@ def main() -> None:
     make.add_argument("--out", type=Path, default=ROOT / "bench" / "data" / "reference_lists")
     check = commands.add_parser("evaluate", help="precision and recall of reference -> corpus paper matching")
     check.add_argument("--lists", type=Path, default=ROOT / "bench" / "data" / "reference_lists")
+    check.add_argument("--seeds", metavar="FIRST:LAST", help="instead of --lists, generate lists for these seeds "
+                       "(LAST excluded) into a temporary folder and measure them all together")
     check.add_argument("--baseline", metavar="REV", help="measure recommender/references.py at this git revision")
     check.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args()
     if args.command == "generate":
         generate(args.seed, args.out)
         return
-    per_style = evaluate(args.lists, args.baseline)
-    print_table(per_style, f"recommender/references.py at {args.baseline or 'the working tree'}, lists {args.lists}")
+    if args.seeds:
+        first, last = (int(part) for part in args.seeds.split(":"))
+        folders = [Path(tempfile.mkdtemp()) / str(seed) for seed in range(first, last)]
+        for seed, folder in zip(range(first, last), folders):
+            generate(seed, folder)
+        source = f"seeds {first} to {last - 1}"
+    else:
+        folders, source = [args.lists], str(args.lists)
+    per_style = evaluate(folders, args.baseline)
+    print_table(per_style, f"recommender/references.py at {args.baseline or 'the working tree'}, lists: {source}")
     if args.json:
         args.json.write_text(json.dumps(per_style, indent=1) + "\n", encoding="utf-8")
 
