@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import streamlit as st
 
-from recommender import corpora
+from recommender import confidence, corpora
 from recommender.demo import ensure_demo_index
 from recommender.export import export
 from recommender.index import Index
@@ -184,9 +184,13 @@ def byline(paper: Paper | Recommendation) -> str:
     return " · ".join(part for part in parts if part)
 
 
-def result_card(rec: Recommendation, paper: Paper, top_score: float, select_key: str | None = None,
+def result_card(rec: Recommendation, paper: Paper, select_key: str | None = None,
                 related: tuple[int, str] | None = None) -> None:
-    """One recommendation: title, byline, score bar, explanation, links; a checkbox when `select_key`."""
+    """One recommendation: title, byline, closeness bar, explanation, links; a checkbox when `select_key`.
+
+    The bar is the query–paper cosine on an absolute scale (`recommender.confidence`), the same for every
+    query, so a nonsense query shows short bars; a weak result's explanation claims no match.
+    """
     with st.container(border=True):
         if select_key:
             head, tick = st.columns([0.92, 0.08], vertical_alignment="top")
@@ -196,9 +200,15 @@ def result_card(rec: Recommendation, paper: Paper, top_score: float, select_key:
             head = st.container()
         head.markdown(f"**{rec.rank}\\. {plain(rec.title or '(untitled)')}**")
         head.caption(plain(byline(rec)))
-        share = max(rec.score, 0.0) / top_score if top_score > 0 else 0.0
-        st.progress(min(share, 1.0), text=f"Score {rec.score:.2f}")
-        st.markdown(f":small[{plain(rec.explanation)}]")
+        value, strength = confidence.closeness(rec), confidence.strength(rec)
+        if value is None:
+            st.caption(f"Score {rec.score:.2f}")
+        else:
+            label = {"strong": "Close match", "fair": "Partial match", "weak": "Weak match"}[strength]
+            st.progress(min(max(value, 0.0), 1.0), text=f"{label} · closeness {value:.2f} · score {rec.score:.2f}")
+        explanation = (f"Weak match: not close in meaning to your text (cosine {value:.2f})." if strength == "weak"
+                       else rec.explanation)
+        st.markdown(f":small[{plain(explanation)}]")
         if related:
             number, sentence = related
             where = "the title" if number == 0 else f"sentence {number} of the abstract"
@@ -207,7 +217,8 @@ def result_card(rec: Recommendation, paper: Paper, top_score: float, select_key:
         if found:
             st.markdown(":small[" + " · ".join(f"[{plain(label)}]({url})" for label, url in found) + "]")
         if paper.abstract:
-            with st.expander("Abstract"):
+            source = paper.extra.get("summary_source")
+            with st.expander(f"Summary ({source}; not the published abstract)" if source else "Abstract"):
                 st.markdown(plain(paper.abstract))
 
 

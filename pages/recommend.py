@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from pages import access, common
+from recommender import confidence
 from recommender.language import corpus_languages
 from recommender.pipeline import DEFAULT_DIVERSITY
 from recommender.query import Query
@@ -148,6 +149,15 @@ def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, l
     return recs, papers, language_note(_engine.route(query), directory)
 
 
+def weak_match_notice(recs) -> str:
+    """What the page says when no result is close to the query's text."""
+    best = confidence.best_closeness(recs)
+    cut = confidence.WEAK_MATCH_COSINE[confidence.scale(recs[0])]
+    return (f"**Nothing in this corpus is close to your text.** The closest paper has a cosine of {best:.2f} to it; "
+            f"texts on this corpus's topics reach {cut:.2f} or more. The papers below are only the nearest ones: "
+            "check that the text is what you meant to paste, or import a corpus on your topic (Corpus page).")
+
+
 def show_results(results: dict) -> None:
     for notice in results["notices"]:
         st.warning(notice, icon="✂️")
@@ -158,12 +168,14 @@ def show_results(results: dict) -> None:
     if not recs:
         st.info("No paper matches this text and these filters. Try fewer filters or other words.")
         return
-    st.subheader(f"{len(recs)} recommendations")
+    weak = confidence.is_weak_match(recs)
+    if weak:
+        st.warning(weak_match_notice(recs), icon=":material/search_off:")
+    st.subheader(f"{len(recs)} nearest papers (weak match)" if weak else f"{len(recs)} recommendations")
     st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
     st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
-    top = max(r.score for r in recs)
     for rec, paper in zip(recs, papers):
-        common.result_card(rec, paper, top, select_key=f"sel:{rec.paper_id}")
+        common.result_card(rec, paper, select_key=f"sel:{rec.paper_id}")
     with st.sidebar:
         selected = [p for p in papers if st.session_state.get(f"sel:{p.id}")]
         common.export_panel(papers, selected, key="rec_export")

@@ -61,9 +61,8 @@ def show_report(review: dict) -> None:
     st.subheader("Likely missing citations")
     if not report.missing:
         st.success("Every relevant paper the corpus holds is already cited.")
-    top = max((m.recommendation.score for m in report.missing), default=0.0)
     for missing, paper in zip(report.missing, review["papers"]):
-        common.result_card(missing.recommendation, paper, top, related=(missing.sentence_number, missing.sentence))
+        common.result_card(missing.recommendation, paper, related=(missing.sentence_number, missing.sentence))
 
 
 access.require()

@@ -144,7 +144,7 @@ def card_app():
                   extra={"doi": "10.1/a)b", "url": "javascript:alert(1)"})
     rec = Recommendation(paper.id, paper.title, paper.authors, paper.year, paper.venue, 0.5, {},
                          "Closest passage: “<img src=x>”", paper.doi, 1)
-    result_card(rec, paper, 1.0)
+    result_card(rec, paper)
 
 
 def test_titles_and_abstracts_from_files_show_as_plain_text():
