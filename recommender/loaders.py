@@ -236,6 +236,8 @@ def _to_paper(record: Any) -> Paper:
     title, abstract = _text_field(record, "title"), _text_field(record, "abstract")
     if not title.strip() and not abstract.strip():
         raise _RecordError("has neither title nor abstract")
+    if not isinstance(record.get("keywords"), str):  # indexed with title and abstract: text or a list of texts
+        _string_list(record.get("keywords"), "keywords")
     return Paper(
         id=str(paper_id).strip(),
         title=title,
@@ -782,9 +784,12 @@ def _from_openalex(work: Any) -> dict[str, Any]:
     for name in ("type", "cited_by_count", "language"):
         if work.get(name) is not None:
             record[name] = work[name]
-    keywords = [k.get("display_name") for k in work.get("keywords") or [] if isinstance(k, dict)]
-    if any(keywords):
-        record["keywords"] = [k for k in keywords if k]
+    keywords = work.get("keywords")
+    if keywords is not None and not isinstance(keywords, list):
+        raise _RecordError(f"keywords must be a list, got {_type_name(keywords)}")
+    names = [k.get("display_name") for k in keywords or [] if isinstance(k, dict)]
+    if any(isinstance(name, str) and name.strip() for name in names):
+        record["keywords"] = [name.strip() for name in names if isinstance(name, str) and name.strip()]
     return record
 
 

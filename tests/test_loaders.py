@@ -109,6 +109,8 @@ def test_blank_lines_are_ignored(tmp_path):
     (json.dumps(record("x", year=True)), "year must be a whole number"),
     (json.dumps(record("x", title=42)), "title must be a string"),
     (json.dumps(record("x", references="a")), "references must be a list"),
+    (json.dumps(record("x", keywords=5)), "keywords must be a list of strings"),  # found by the fuzz tests
+    (json.dumps(record("x", keywords=["ok", {"a": 1}])), "keywords[1] must be a string"),
 ])
 def test_jsonl_bad_record_is_skipped_and_reported_with_its_line(tmp_path, bad_line, expected):
     path = write_jsonl(tmp_path / "c.jsonl", [record("a"), bad_line, record("b")])
@@ -477,6 +479,7 @@ def test_openalex_work_without_abstract_or_venue(tmp_path):
     ({"authorships": "Ada"}, "authorships must be a list"),
     ({"publication_year": "twenty"}, "year must be a whole number"),
     ({"display_name": None, "abstract_inverted_index": None}, "neither title nor abstract"),
+    ({"keywords": True}, "keywords must be a list"),  # found by the fuzz tests
 ])
 def test_openalex_bad_work(tmp_path, fields, expected):
     path = tmp_path / "works.jsonl"
