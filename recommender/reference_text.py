@@ -20,7 +20,8 @@ import unicodedata
 import zlib
 
 MAX_DECOMPRESSED_BYTES = 20_000_000
-MAX_BAD_CHAR_SHARE = 0.01  # control or undecodable characters a text may hold before it counts as binary
+MAX_CONTROL_SHARE = 0.01  # control characters a text may hold before it counts as binary ...
+MAX_REPLACED_SHARE = 0.1  # ... and undecodable ones (U+FFFD)
 MIN_BAD_CHARS = 8
 _START_CHARS = 160  # an author list shows its pattern within this many characters
 FULL_LINE_SHARE = 0.85  # a line whose length plus the next word reaches this share of the width was wrapped
@@ -101,12 +102,17 @@ def decode_reference_bytes(data: bytes) -> str:
 
 
 def check_is_text(text: str) -> None:
-    """Raise ValueError when `text` holds binary data (NUL, other control characters, undecodable bytes)."""
-    bad = sum(1 for ch in text if ch == "\ufffd" or (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v"))
-    if "\x00" in text or bad > max(MIN_BAD_CHARS, MAX_BAD_CHAR_SHARE * len(text)):
-        raise ValueError(f"The reference list does not look like text ({bad:,} of {len(text):,} characters are "
-                         "control characters or undecodable bytes). Upload a .bib or .txt file, or paste the "
-                         "list copied from the PDF.")
+    """Raise ValueError when `text` holds binary data (NUL, other control characters, undecodable bytes).
+
+    A few replacement characters are normal in text copied from a PDF (glyphs without a Unicode mapping).
+    """
+    controls = sum(1 for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v")
+    replaced = text.count("\ufffd")
+    if ("\x00" in text or controls > max(MIN_BAD_CHARS, MAX_CONTROL_SHARE * len(text))
+            or replaced > max(MIN_BAD_CHARS, MAX_REPLACED_SHARE * len(text))):
+        raise ValueError(f"The reference list does not look like text ({controls + replaced:,} of {len(text):,} "
+                         "characters are control characters or undecodable bytes). Upload a .bib or .txt file, "
+                         "or paste the list copied from the PDF.")
 
 
 def split_entries(text: str) -> list[tuple[int, str]]:

@@ -306,6 +306,11 @@ def test_binary_files_are_refused_with_a_clear_message(data, message):
         decode_reference_bytes(data)
 
 
+def test_unmapped_pdf_glyphs_do_not_make_text_binary():
+    text = "[1] J. Smith. 2019. E\ufffdcient \ufffdne-tuning of rankers. In Proc. SIGIR. 1\ufffd10.\n" * 20
+    assert len(parse_reference_list(text)) == 20
+
+
 def test_a_binary_file_given_as_path_is_refused(tmp_path):
     path = tmp_path / "refs.txt"
     path.write_bytes(random_bytes())
