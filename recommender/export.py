@@ -28,9 +28,9 @@ _URL_RE = re.compile(r"https?://\S+")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # kind (publication_kind.KINDS) -> (BibTeX entry type, field of the venue)
 _BIBTEX_TYPES = {
-    "conference": ("inproceedings", "booktitle"), "journal": ("article", "journal"), "preprint": ("misc", "howpublished"),
-    "book": ("book", "publisher"), "chapter": ("incollection", "booktitle"), "report": ("techreport", "institution"),
-    "thesis": ("phdthesis", "school"), "other": ("misc", "howpublished"),
+    "conference": ("inproceedings", "booktitle"), "journal": ("article", "journal"),
+    "preprint": ("misc", "howpublished"), "book": ("book", "publisher"), "chapter": ("incollection", "booktitle"),
+    "report": ("techreport", "institution"), "thesis": ("phdthesis", "school"), "other": ("misc", "howpublished"),
 }
 # kind -> (RIS type, tag of the venue)
 _RIS_TYPES = {
@@ -129,7 +129,9 @@ def _keywords(paper: Paper) -> list[str]:
 def _summary_note(paper: Paper) -> str:
     """A summary that is not the published abstract (the record names its `summary_source`), as a note."""
     source = str(paper.extra.get("summary_source") or "")
-    return f"Summary (source: {source}), not the published abstract: {paper.abstract}" if source and paper.abstract else ""
+    if not (source and paper.abstract):
+        return ""
+    return f"Summary (source: {source}), not the published abstract: {paper.abstract}"
 
 
 def _published_abstract(paper: Paper) -> str:

@@ -7,10 +7,10 @@ The rule, first match wins:
    conference papers "article" too, so a bare "article" in `type` does not decide.
 2. No venue: a preprint when the record has an arXiv id, else "other".
 3. The venue's words: journals named "Proceedings of the National Academy / of the IEEE / of the Royal
-   Society / of the VLDB Endowment"; preprint servers (arXiv, CoRR, bioRxiv, SSRN ...); reports;
-   theses; blogs and web sites ("other"); then conference words (Proceedings, Conference, Symposium, Workshop, ...); then journal words
-   (Journal, Transactions, Letters, Bulletin, Review, Magazine, Forum, ...); then books and chapters
-   (a publisher's name alone is a book, a title with a publisher or a Handbook is a chapter).
+   Society / of the VLDB Endowment"; preprint servers (arXiv, CoRR, bioRxiv, SSRN ...); theses; reports;
+   blogs and web sites ("other"); then conference words (Proceedings, Conference, Symposium, Workshop, ...);
+   then journal words (Journal, Transactions, Letters, Bulletin, Review, Magazine, Forum, ...); then books
+   and chapters (a publisher's name alone is a book, a title with a publisher or a Handbook is a chapter).
 4. Known journal abbreviations (JMLR, TACL, TPAMI, ...), then a few known conference names (Interspeech,
    Advances in Neural Information Processing Systems, ...).
 5. A venue written only in acronyms, with an optional year or parenthesised track ("SIGIR", "ACM DL",

@@ -25,7 +25,8 @@ def test_nonsense_is_a_weak_match_and_a_real_query_is_not(small_recommender):
 
 
 def test_a_real_query_in_another_language_is_judged_on_the_multilingual_scale(small_recommender):
-    recs = small_recommender.recommend(Query(abstract="Wir empfehlen Literaturangaben für den Entwurf eines Artikels."))
+    german = "Wir empfehlen Literaturangaben für den Entwurf eines Artikels."
+    recs = small_recommender.recommend(Query(abstract=german))
     assert confidence.scale(recs[0]) == "multilingual"
     assert not confidence.is_weak_match(recs)
 
@@ -50,7 +51,11 @@ def test_the_page_says_so_for_nonsense_and_not_for_a_real_query(app_env):
     shown = " ".join(m.value for m in at.markdown)
     assert "matches your text" not in shown and "Related by topic" not in shown
     assert shown.count("Weak match\\: not close in meaning to your text") == 10  # escaped by common.plain
+    bars = at.get("progress")  # closeness on an absolute scale: no full bar for the "best" of nonsense
+    assert len(bars) == 10 and all(bar.proto.value < 100 * confidence.WEAK_MATCH_COSINE["english"] for bar in bars)
+    assert all(bar.proto.text.startswith("Weak match · closeness 0.") for bar in bars)
 
     at = ask(at, REAL_TITLE, REAL_TEXT)
     assert not any(NOTICE in w.value for w in at.warning)
     assert any(h.value == "10 recommendations" for h in at.subheader)
+    assert at.get("progress")[0].proto.value >= 100 * confidence.STRONG_MATCH_COSINE["english"]
