@@ -32,9 +32,12 @@ def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
 
 
 def cmd_index(args) -> int:
-    papers = _load_papers(args.corpus, args.strict)
+    unchanged = "; the live index is unchanged" if (Path(args.out) / "CURRENT").is_file() else ""
+    try:
+        papers = _load_papers(args.corpus, args.strict)
+    except CorpusError as exc:
+        raise CorpusError(f"{exc}; nothing was published{unchanged}") from exc
     if not papers:
-        unchanged = "; the live index is unchanged" if args.add else ""
         raise CorpusError(f"no valid papers in {', '.join(args.corpus)}: nothing was published{unchanged}")
     from .index import add_to_index, build_index
 

@@ -1,8 +1,19 @@
 """The command line end to end, as a user runs it (real model, real index on disk)."""
+import gzip
 import json
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from recommender import Query, Recommender
+from recommender import index_files
+from recommender.index import Index, build_index
+
+from test_index import synthetic_papers
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -55,3 +66,64 @@ def test_a_german_passage_says_how_it_was_read(small_index):
     assert json.loads(proc.stdout)[0]["paper_id"] == "bio2"
     assert "German query, matched through the multilingual index; read in English as:" in proc.stderr
     assert "protein" in proc.stderr.split("read in English as:")[1]
+
+
+def write_papers(path: Path, papers) -> Path:
+    path.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in papers), encoding="utf-8")
+    return path
+
+
+def test_bad_input_to_index_publishes_nothing_and_keeps_the_live_version(tmp_path):
+    root = tmp_path / "idx"
+    live = build_index(synthetic_papers(5), root, progress_bar=False)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    invalid = tmp_path / "invalid.bib"
+    invalid.write_text("@article{a, author = {Ann Lee}}\n@article{b, year = {2001}}\n")
+    whole = gzip.compress("".join(json.dumps(p.to_dict()) + "\n" for p in synthetic_papers(2000, 5)).encode())
+    truncated = tmp_path / "more.jsonl.gz"
+    truncated.write_bytes(whole[: len(whole) // 2])
+    for corpus, expected in ((empty, "no valid papers"), (invalid, "no valid papers"), (truncated, "cut short")):
+        proc = run("index", corpus, "--add", "--out", root, check=False)
+        assert proc.returncode == 2 and expected in proc.stderr and "nothing was published" in proc.stderr
+    assert index_files.current_version(root) == live and {p.name for p in (root / "versions").iterdir()} == {live.name}
+    assert len(Index.load(root)) == 5
+
+    binary = tmp_path / "refs.jsonl"
+    binary.write_bytes(os.urandom(20000))
+    proc = run("index", binary, "--out", tmp_path / "fresh", check=False)
+    assert proc.returncode == 2 and "not a text corpus file" in proc.stderr and "b'" not in proc.stderr
+    assert not (tmp_path / "fresh" / "CURRENT").exists()
+
+
+def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_path):
+    """Two real processes: the second build stops at once; the first, killed mid-way, harms nothing; a rerun ends."""
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(10), root, progress_bar=False)
+    live = index_files.current_version(root)
+    more = write_papers(tmp_path / "more.jsonl", synthetic_papers(1200, start=10))
+    first = subprocess.Popen([sys.executable, "-m", "recommender", "index", more, "--add", "--out", root],
+                             cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 240
+        while first.poll() is None and not list((root / "versions").glob(".staging-*")) and time.time() < deadline:
+            time.sleep(0.05)  # the staging folder exists only while its build holds the lock
+        second = run("index", write_papers(tmp_path / "other.jsonl", synthetic_papers(3, start=5000)), "--add",
+                     "--out", root, check=False)
+        assert first.poll() is None, "the first build ended before the second one started"
+        assert second.returncode == 2 and "another build of this index is running" in second.stderr
+        cache = index_files.embedding_cache_path(root)
+        while first.poll() is None and time.time() < deadline:
+            with sqlite3.connect(cache) as db:
+                if db.execute("SELECT COUNT(*) FROM emb").fetchone()[0] >= 10 + 256:
+                    break  # a chunk of the new papers is embedded: kill mid-build
+            time.sleep(0.1)
+        assert first.poll() is None, "the build finished before it could be killed"
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    assert index_files.current_version(root) == live
+    assert len(Index.load(root, verify=True)) == 10
+    assert len(list(Recommender.load(root).recommend(Query(title="A study of retrieval", k=3)))) == 3
+    assert "added 1200 papers" in run("index", more, "--add", "--out", root).stdout  # the lock died with it
+    assert len(Index.load(root)) == 1210 and not list((root / "versions").glob(".staging-*"))
