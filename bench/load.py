@@ -11,6 +11,10 @@ to the results heading (p50/p95/max), the sessions that failed (timeout or an ex
 server process's CPU seconds per session (user + system from /proc, so the browsers' own CPU is not counted)
 and the server's resident memory after the run.
 
+With --static-proxy, nginx (apt-get install nginx-light) stands in front of the server, as a lab would
+put one for HTTPS, and serves Streamlit's own static files (the JavaScript of the page) itself; the CPU
+seconds reported are then the server's plus nginx's.
+
 The browsers run on the same machine as the server and compete with it for the cores: answer times
 include that contention, the server's CPU seconds do not.
 """
@@ -26,9 +30,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -123,6 +128,73 @@ async def warm_up(browser, base: str, timeout_s: float) -> None:
         raise RuntimeError(f"the warm-up session failed: {result['error']}")
 
 
+NGINX_CONF = """
+user root;
+worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    include /etc/nginx/mime.types;
+    access_log off;
+    client_body_temp_path {folder}/body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location /static/ {{
+            alias {static}/static/;
+            add_header Cache-Control "public, immutable, max-age=31536000";
+        }}
+        location / {{
+            proxy_pass http://127.0.0.1:{upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection "upgrade";
+            proxy_set_header Host $host;
+            proxy_read_timeout 86400;
+        }}
+    }}
+}}
+"""
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError):  # a process that ended meanwhile
+            continue
+    return found
+
+
+@contextmanager
+def static_proxy(upstream: str):
+    """nginx on a free port: Streamlit's static files from disk, everything else passed to `upstream`.
+
+    Yields (base URL, pids of nginx's processes)."""
+    import streamlit
+
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="citrec-nginx-") as folder:
+        conf = Path(folder) / "nginx.conf"
+        conf.write_text(NGINX_CONF.format(folder=folder, port=port, upstream=upstream.rsplit(":", 1)[1],
+                                          static=Path(streamlit.__file__).parent / "static"))
+        subprocess.run(["nginx", "-c", str(conf), "-p", folder], check=True)
+        try:
+            master = int((Path(folder) / "nginx.pid").read_text())
+            deadline = time.monotonic() + 10
+            while not children(master) and time.monotonic() < deadline:  # the worker is forked after the pid file
+                time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}", [master, *children(master)]
+        finally:
+            subprocess.run(["nginx", "-c", str(conf), "-p", folder, "-s", "stop"], check=False)
+
+
 @contextmanager
 def profiled(pid: int, path: Path | None):
     """Sample the server with py-spy (`pip install py-spy`) into `path` (speedscope JSON) while the block runs."""
@@ -138,8 +210,10 @@ def profiled(pid: int, path: Path | None):
         spy.wait(timeout=60)
 
 
-async def burst(base: str, pid: int, sessions: int, timeout_s: float, returning: bool,
+async def burst(base: str, pids: list[int], sessions: int, timeout_s: float, returning: bool,
                 profile: Path | None = None) -> dict:
+    """Warm up, then N sessions open the deep link at once; `pids`: the server first, then any proxy."""
+    pid = pids[0]
     from playwright.async_api import async_playwright
 
     link = f"{base}/?{urlencode({'title': TITLE, 'abstract': ABSTRACT})}"
@@ -151,20 +225,22 @@ async def burst(base: str, pid: int, sessions: int, timeout_s: float, returning:
             for context in contexts:
                 await visit_start_page(context, base, timeout_s)
         await asyncio.sleep(2)
-        cpu_before, wall_before = cpu_seconds(pid), time.perf_counter()
+        cpu_before, wall_before = [cpu_seconds(p) for p in pids], time.perf_counter()
         with profiled(pid, profile):
             runs = await asyncio.gather(*(open_session(context, link, timeout_s) for context in contexts))
             wall = time.perf_counter() - wall_before
             await asyncio.sleep(2)  # let the server finish what it sends after the heading
-            cpu = cpu_seconds(pid) - cpu_before
+            cpu = [cpu_seconds(p) - before for p, before in zip(pids, cpu_before)]
         await browser.close()
     answered = [r["seconds"] for r in runs if not r["error"]]
     return {"sessions": sessions, "browser_cache": "warm" if returning else "empty", "answered": len(answered), "errors": [r["error"] for r in runs if r["error"]],
             "p50_s": round(float(np.percentile(answered, 50)), 2) if answered else None,
             "p95_s": round(float(np.percentile(answered, 95)), 2) if answered else None,
             "max_s": round(max(answered), 2) if answered else None,
-            "burst_wall_s": round(wall, 2), "server_cpu_s": round(cpu, 2),
-            "server_cpu_s_per_session": round(cpu / sessions, 3), "server_rss_mib_after": round(rss_mib(pid), 1)}
+            "burst_wall_s": round(wall, 2), "server_cpu_s": round(cpu[0], 2),
+            "server_cpu_s_per_session": round(cpu[0] / sessions, 3),
+            "proxy_cpu_s_per_session": round(sum(cpu[1:]) / sessions, 3) if len(pids) > 1 else None,
+            "server_rss_mib_after": round(rss_mib(pid), 1)}
 
 
 def main() -> None:
@@ -174,6 +250,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300, help="seconds a session may wait for its answer")
     parser.add_argument("--returning", action="store_true",
                         help="each browser has visited the app before (its static files are cached)")
+    parser.add_argument("--static-proxy", action="store_true",
+                        help="nginx in front of the server serves Streamlit's static files")
     parser.add_argument("--rounds", type=int, default=1, help="bursts in a row on the same server")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the checkout whose app is served (e.g. an older commit, for a before/after)")
@@ -183,10 +261,14 @@ def main() -> None:
     args = parser.parse_args()
     env = {"CITREC_INDEX": str(args.index.resolve())} if args.index else {}
     results = []
-    with server(env, args.log, args.root) as (base, pid):
+    with server(env, args.log, args.root) as (base, pid), ExitStack() as stack:
+        pids = [pid]
+        if args.static_proxy:
+            base, proxy_pids = stack.enter_context(static_proxy(base))
+            pids += proxy_pids
         for round_ in range(args.rounds):
             profile = args.profile if round_ == args.rounds - 1 else None
-            results.append(asyncio.run(burst(base, pid, args.sessions, args.timeout, args.returning, profile)))
+            results.append(asyncio.run(burst(base, pids, args.sessions, args.timeout, args.returning, profile)))
             print(json.dumps(results[-1]), flush=True)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1) + "\n")
