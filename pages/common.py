@@ -126,9 +126,9 @@ def _index(directory: str, version: str) -> Index:
 
 @st.cache_resource(show_spinner="Loading the language model (first start only)…", max_entries=8)
 def _recommender(directory: str, version: str) -> Recommender:
-    recommender = Recommender(_index(directory, version))
+    recommender = Recommender.from_index(_index(directory, version))
     recommender.recommend(Query(title="warm-up"))  # first calls of the models are slow: pay them now
-    if recommender.multilingual_available:  # the multilingual encoder and the Chinese word segmenter
+    if recommender.index.multilingual is not None:  # the multilingual encoder and the Chinese word segmenter
         recommender.recommend(Query(context="基于深度学习的引文推荐 [CIT]"))
     return recommender
 

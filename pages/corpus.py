@@ -11,8 +11,8 @@ import streamlit as st
 
 from pages import access, common, shelves
 from recommender import corpora
+from recommender.learned import describe_learned
 from recommender.loaders import CorpusError, LoadResult, load_corpus
-from recommender.reranker import describe_learned
 
 PREVIEW_ROWS = 50
 SHOWN_PROBLEMS = 200

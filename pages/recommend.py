@@ -9,8 +9,8 @@ import streamlit as st
 
 from pages import access, common
 from recommender import confidence
+from recommender.config import DEFAULT_DIVERSITY
 from recommender.language import corpus_languages
-from recommender.pipeline import DEFAULT_DIVERSITY
 from recommender.query import Query
 from recommender.user_input import MODES, prepare, split_authors
 
@@ -144,9 +144,8 @@ def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, l
 
     Sessions asking the same (a link sent round the lab) share one computation; each gets its own copy.
     """
-    recs = _engine.recommend(query)
-    papers = _engine.index.papers([_engine.index.position[r.paper_id] for r in recs])
-    return recs, papers, language_note(_engine.route(query), directory)
+    result = _engine.recommend(query)
+    return result.recommendations, result.papers, language_note(result.route, directory)
 
 
 def weak_match_notice(recs) -> str:

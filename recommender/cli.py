@@ -7,11 +7,11 @@ import sys
 import time
 from pathlib import Path
 
+from .config import DEFAULT_DIVERSITY, METHODS
 from .encoders import DEFAULT_MAX_TOKENS
 from .index_files import IndexError_
 from .loaders import CorpusError, load_corpus
 from .paper import Paper
-from .pipeline import DEFAULT_DIVERSITY, METHODS
 from .query import Query
 from .user_input import split_authors
 
@@ -67,7 +67,7 @@ def cmd_recommend(args) -> int:
                   year_min=args.year_min, year_max=args.year_max, exclude=exclude, diversity=args.diversity,
                   authors=split_authors(args.authors))
     results = recommender.recommend(query)
-    route = recommender.route(query)
+    route = results.route
     if not route.language.is_english:  # on stderr: stdout stays the result list (or JSON)
         how = "the multilingual index" if route.multilingual else f"the English pipeline ({route.warning})"
         print(f"{route.language.name} query, matched through {how}"
@@ -84,21 +84,23 @@ def cmd_recommend(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from .evaluate import evaluate, format_table, queries_from_file, queries_from_split
+    from .evaluation.evaluate import evaluate, format_table
+    from .evaluation.queries import queries_from_file, queries_from_split
+    from .learned import not_trained
     from .recommender import Recommender
 
     recommender = Recommender.load(args.index)
     if bool(args.queries) == bool(args.split):
         raise ValueError("give exactly one of --queries FILE or --split FILE:NAME")
     queries = (queries_from_file(args.queries, set(recommender.index.ids)) if args.queries
-               else queries_from_split(args.split, recommender))
+               else queries_from_split(args.split, recommender.index))
     if args.limit:
         queries = queries[: args.limit]
     unknown = set(args.methods or []) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
-    if any(METHODS[m].rerank for m in args.methods or []):
-        recommender.learned()  # asked for by name: a missing model is an error, not a skip
+    if any(METHODS[m].rerank for m in args.methods or []) and recommender.reranker is None:
+        raise not_trained(args.index, "learned model")  # asked for by name: an error, not a skip
     results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None,
                        depth=args.depth)
     print(format_table(results))
@@ -108,23 +110,24 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_train(args) -> int:
+    from .index import Index
+    from .learned import load_head, model_path, save_head
     from .recommender import Recommender
-    from .reranker import DEFAULT_MAX_QUERIES, default_cutoff_year, model_path, train, training_queries
+    from .training.encoder import train_head
+    from .training.reranker import DEFAULT_MAX_QUERIES, default_cutoff_year, train, training_queries
 
-    recommender = Recommender.load(args.index)
+    index = Index.load(args.index)  # without its learned parts: they are what this command replaces
     if args.split and args.before is not None:
         raise ValueError("give at most one of --split FILE:NAME or --before YEAR")
-    before = None if args.split else (args.before if args.before is not None else default_cutoff_year(recommender))
-    queries = training_queries(recommender, split=args.split, before=before)
+    before = None if args.split else (args.before if args.before is not None else default_cutoff_year(index))
+    queries = training_queries(index, split=args.split, before=before)
     source = f"split {args.split}" if args.split else f"papers before {before}"
     limit = args.max_queries or DEFAULT_MAX_QUERIES
     print(f"training on {min(len(queries), limit)} of {len(queries)} queries ({source}), model {args.model}",
           file=sys.stderr)
     started = time.time()
+    head = None
     if not args.no_encoder:
-        from .tuning import save_head, train_head
-
-        index = recommender.index
         try:
             head = train_head(index.dense, index.graph, [index.position[q.qid] for q in queries], seed=args.seed)
         except ValueError as exc:
@@ -132,9 +135,10 @@ def cmd_train(args) -> int:
         else:
             head.info.update({"source": source, "index_version": index.version.name})
             path = save_head(args.index, head)
-            recommender._tuned = None  # the reranker learns on top of the tuned encoder
             print(f"tuned the encoder on {head.info['pairs']} citation pairs in {head.info['seconds']:.0f} s; "
                   f"written to {path}", file=sys.stderr)
+    # the reranker learns on top of the encoder queries will use: the new head, else the stored one (if any)
+    recommender = Recommender(index, head=head if head is not None else load_head(index.root, index.dense.shape[1]))
     reranker = train(recommender, queries, kind=args.model, max_queries=limit, seed=args.seed, source=source)
     info = reranker.info
     print(f"trained on {info['queries_used']} queries, {info['pairs']} pairs ({info['positives']} cited; "

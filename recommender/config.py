@@ -1,7 +1,29 @@
-"""Settings of the retrieval pipeline and the named method variants that `evaluate` compares."""
+"""Every setting of the engine: the index's fixed search settings, the pipeline's signals and weights
+(`PipelineConfig`), and the named method variants that `evaluate` compares (`METHODS`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+# -- the index: fixed when it is built (an index records them in its manifest) --------------------------
+BM25_K1 = 0.9
+BM25_B = 0.4
+BM25_METHOD = "lucene"  # bm25s's scoring variant: Lucene's idf, no (k1 + 1) factor
+# Lucene's English stop words (the analyzer the ACM-CR baselines used).
+BM25_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then "
+    "there these they this to was will with".split()
+)
+ANNOY_TREES = 100  # trees of each angular Annoy forest, as in Citeomatic
+
+# -- dense search: Annoy, or exact cosine where that is as cheap ----------------------------------------
+ANNOY_OVERFETCH = 2  # Annoy is asked for this many times the wanted neighbours; the query's filters drop some
+# Exact cosine over the whole field when pool * EXACT_SEARCH_RATIO reaches the corpus size: Annoy's default
+# search visits about (trees x wanted) papers, so on a small corpus or for a deep pool exact search costs as much.
+EXACT_SEARCH_RATIO = ANNOY_TREES
+
+# The author diversity a request starts with (`Query.diversity`; the app's slider, the CLI's --diversity):
+# a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md).
+DEFAULT_DIVERSITY = 0.1
 
 
 @dataclass(frozen=True)
@@ -20,6 +42,7 @@ class PipelineConfig:
     expand_from: int = 10         # top papers whose references join the pool
     global_weight: float = 0.5    # local mode: weight of the draft's title/abstract next to the passage (tuned on ACM-CR dev)
     diversity: float | None = None  # None: use the query's own setting
+    diverse_pool: int = 5         # diverse selection considers the best k * diverse_pool candidates
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
     w_lexical_multilingual: float = 0.2  # w_lexical for a non-English query on the multilingual field
@@ -33,9 +56,13 @@ class PipelineConfig:
     def with_(self, **changes) -> "PipelineConfig":
         return replace(self, **changes)
 
+    def weights(self) -> dict[str, float]:
+        """The weight of each score component in the fused score."""
+        return {"lexical": self.w_lexical, "dense": self.w_dense, "gloss": self.w_gloss, "graph": self.w_graph,
+                "popularity": self.w_popularity, "own": self.w_own}
+
 
 DEFAULT = PipelineConfig()
-DEFAULT_DIVERSITY = 0.1  # a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md)
 
 BASE = DEFAULT.with_(own_work=False, tuned="off")  # untrained signals, the query's authors ignored
 

@@ -6,7 +6,7 @@ import re
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from .lexical import analyze, lexical_text
+from .lexical import LexicalIndex, analyze, lexical_text
 from .paper import Paper
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
@@ -62,3 +62,21 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
     if sentence:
         text += f" Closest passage: “{sentence}”"
     return text
+
+
+class Explainer:
+    """Explanations for the results of one query; `query_text` is what BM25 saw of it, `lexical` the index's
+    BM25 (for the IDF of its terms)."""
+
+    def __init__(self, query_text: str, lexical: LexicalIndex):
+        self.weights = lexical.term_weights(query_text)
+        self.surface = surface_words(query_text)
+
+    def explain(self, paper: Paper, components: dict[str, float], via_title: str | None = None,
+                drivers: list[str] | None = None) -> str:
+        """`explanation` for one paper; `drivers`: the evidence a learned rerank weighed most."""
+        text = explanation(matched_terms(self.weights, paper, self.surface), closest_sentence(self.weights, paper),
+                           via_title, components)
+        if drivers:
+            text += f" Ranked by the learned model, mostly for: {', '.join(drivers)}."
+        return text

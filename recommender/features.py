@@ -1,6 +1,6 @@
 """Features of (query, candidate) pairs for the learned reranker, in the spirit of Citeomatic's NNRank.
 
-Every feature is computed over the engine's candidate pool (`Recommender.candidate_pool`) and respects the
+Every feature is computed over the engine's candidate pool (`pool.CandidatePool`) and respects the
 query's filters: citation counts and co-citations only count citing papers the query may see (for a dated
 query: papers dated no later than it, never the query itself), so no citation edge out of a newer paper is used.
 
@@ -21,11 +21,13 @@ query: papers dated no later than it, never the query itself), so no citation ed
     fused_rank        log(1 + rank by fused score in the pool)
     citations_rel     citations minus the pool's highest (robust to the corpus growing over time)
     own               share of the query's authors who wrote the paper (0 when the query names none)
-Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (as in graph expansion).
+Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (`expand.seed_weights`).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .expand import seed_weights
 from .lexical import analyze
 
 FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
@@ -45,10 +47,6 @@ DESCRIPTIONS = {
 }
 
 
-def _lexical_query(recommender, pool) -> str:
-    return recommender.lexical_text(pool.query.main_text, pool.route)
-
-
 def _row_cosine(counts: np.ndarray, own: np.ndarray, other: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """sum_s weights[s] * counts[c, s] / sqrt(own[c] * other[s]) (0 where a degree is 0)."""
     denom = np.sqrt(np.outer(own, other))
@@ -58,17 +56,19 @@ def _row_cosine(counts: np.ndarray, own: np.ndarray, other: np.ndarray, weights:
 
 
 class FeatureExtractor:
-    """Computes the FEATURES matrix of a candidate pool; caches per-paper title terms across queries."""
+    """Computes the FEATURES matrix of a candidate pool; caches per-paper title terms across queries.
 
-    def __init__(self, recommender):
-        self.recommender = recommender
-        self.index = recommender.index
+    A signal the pool's method left out (BM25, the query vector) is computed with the same `lexical` retriever,
+    `reader` (query encoder) and `dense` retrievers (one per field) as the pool's."""
+
+    def __init__(self, index, lexical, reader, dense):
+        self.index, self.lexical, self.reader, self.dense = index, lexical, reader, dense
         self._title_terms: dict[int, frozenset[str]] = {}
-        postings = self.index.lexical.model.scores
+        postings = index.lexical.model.scores
         self._indptr = np.asarray(postings["indptr"])
         self._doc_ids = np.asarray(postings["indices"])
-        self._vocab = self.index.lexical.model.vocab_dict
-        self._newest_year = int(self.index.years.max()) if len(self.index) else 0
+        self._vocab = index.lexical.model.vocab_dict
+        self._newest_year = int(index.years.max()) if len(index) else 0
 
     def title_terms(self, pos: int) -> frozenset[str]:
         terms = self._title_terms.get(pos)
@@ -84,17 +84,9 @@ class FeatureExtractor:
             return int(query.year_max)
         return self._newest_year
 
-    def seeds(self, pool) -> tuple[np.ndarray, np.ndarray]:
-        """Top neighbours of the pool by fused score and their normalised weights."""
-        order = np.argsort(-pool.scores, kind="stable")[: max(pool.config.expand_from, 1)]
-        weights = np.clip(pool.scores[order].astype(np.float64), 0, None)
-        total = weights.sum()
-        weights = weights / total if total > 0 else np.full(len(order), 1.0 / max(len(order), 1))
-        return pool.candidates[order], weights
-
     def compute(self, pool) -> np.ndarray:
         """(candidates x FEATURES) float32 matrix for the pool."""
-        rec, index, query = self.recommender, self.index, pool.query
+        index, query = self.index, pool.query
         cands = np.asarray(pool.candidates, dtype=np.int64)
         n = len(cands)
         out = np.zeros((n, len(FEATURES)), dtype=np.float32)
@@ -103,21 +95,21 @@ class FeatureExtractor:
         col = {name: i for i, name in enumerate(FEATURES)}
         allowed = pool.allowed
 
-        lexical = pool.lexical if pool.lexical is not None else rec.lexical_scores(query, pool.config, pool.route)
+        lexical = pool.lexical if pool.lexical is not None else self.lexical.search(query, pool.config, pool.route)
         top = float(lexical[allowed].max()) if allowed.any() else 0.0
         out[:, col["lexical"]] = lexical[cands] / top if top > 0 else 0.0
 
-        vector = pool.vector if pool.vector is not None else rec.query_vector(query, pool.config, pool.route.field)
-        dense = np.asarray(rec._field(pool.route.field)[0][cands] @ vector, dtype=np.float32)
+        vector = pool.vector if pool.vector is not None else self.reader.vector(query, pool.config, pool.route.field)
+        dense = self.dense[pool.route.field].similarity(vector, cands)
         out[:, col["dense"]] = dense
         out[:, col["dense_gap"]] = dense.max() - dense
         if pool.route.field == "tuned":
-            base = rec.query_vector(query, pool.config, "dense")
-            out[:, col["dense_base"]] = np.asarray(index.dense[cands] @ base, dtype=np.float32)
+            base = self.reader.vector(query, pool.config, "dense")
+            out[:, col["dense_base"]] = self.dense["dense"].similarity(base, cands)
         else:
             out[:, col["dense_base"]] = dense
 
-        weights = index.lexical.term_weights(_lexical_query(rec, pool))
+        weights = index.lexical.term_weights(self.reader.lexical_text(query.main_text, pool.route))
         mass = sum(weights.values())
         if mass > 0:
             out[:, col["title_overlap"]] = [sum(weights.get(t, 0.0) for t in self.title_terms(int(c))) / mass
@@ -135,7 +127,7 @@ class FeatureExtractor:
         cited = np.asarray(citers @ allowed_f).ravel()                    # ... among allowed papers
         out[:, col["citations"]] = np.log1p(cited)
 
-        seeds, seed_w = self.seeds(pool)
+        seeds, seed_w = seed_weights(pool.candidates, pool.scores, pool.config.expand_from)
         seed_refs = graph.cites[seeds]                                    # seeds are allowed papers
         out[:, col["graph"]] = np.asarray(seed_refs.T @ seed_w).ravel()[cands]
         self_pair = cands[:, None] == seeds[None, :]

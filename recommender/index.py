@@ -14,15 +14,15 @@ import numpy as np
 from annoy import AnnoyIndex
 
 from . import index_files as files
+from .authors import author_key
+from .config import ANNOY_TREES
 from .embedding_cache import EmbeddingCache, embed_with_cache
 from .encoders import DEFAULT_MAX_TOKENS, get_encoder
 from .gloss import Glossary
 from .graph import CitationGraph
 from .lexical import LexicalIndex, lexical_text
 from .paper import Paper
-from .selection import author_key
 
-ANNOY_TREES = 100  # as in Citeomatic
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 

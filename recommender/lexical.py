@@ -9,15 +9,10 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from .config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from .paper import Paper
 
-# Lucene's English stop words (the analyzer the ACM-CR baselines used).
-STOPWORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then "
-    "there these they this to was will with".split()
-)
 _TOKEN_RE = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
-K1, B = 0.9, 0.4
 
 
 @lru_cache(maxsize=1)
@@ -28,7 +23,7 @@ def _stemmer() -> Stemmer.Stemmer:
 def analyze(text: str) -> list[str]:
     """Lower-case word tokens, possessives and stop words removed, Porter-stemmed."""
     words = [w[:-2] if w.endswith("'s") else w for w in _TOKEN_RE.findall(text.lower())]
-    stems = _stemmer().stemWords([w for w in words if w not in STOPWORDS])
+    stems = _stemmer().stemWords([w for w in words if w not in BM25_STOPWORDS])
     return [s for s in stems if s]
 
 
@@ -48,7 +43,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, texts: list[str]) -> "LexicalIndex":
-        model = bm25s.BM25(k1=K1, b=B, method="lucene")
+        model = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
         model.index([analyze(t) for t in texts], show_progress=False)
         return cls(model)
 

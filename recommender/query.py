@@ -4,6 +4,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from .language import LanguageInfo
+from .paper import Paper
+
 CITATION_MARK = "[CIT]"
 _MARK_RE = re.compile(r"\[CIT\]", re.IGNORECASE)
 
@@ -59,6 +64,45 @@ class Query:
             raise ValueError("year_min is later than year_max.")
 
 
+@dataclass(frozen=True)
+class Route:
+    """How a query is answered: its detected language and the dense field that serves it.
+
+    field: "dense" (English encoder, the English pipeline), "tuned" (the same encoder with the index's
+    citation-tuned head, `learned.py`) or "multilingual" (multilingual encoder and index; lexical matching then
+    sees the query's English gloss, or without a glossary its Latin-script terms and numbers).
+    warning: "" or a short reason why a non-English query gets the English pipeline
+    (`encode.NO_MULTILINGUAL_FIELD` when the index was built without `multilingual=True`).
+    gloss: on the multilingual field, the English words the query's text was read as (`gloss.py`; "" when the
+    index has no glossary): BM25 and the English encoder see these.
+    """
+
+    language: LanguageInfo
+    field: str = "dense"
+    warning: str = ""
+    gloss: str = ""
+
+    @property
+    def multilingual(self) -> bool:
+        return self.field == "multilingual"
+
+    def to_dict(self) -> dict:
+        return {"language": self.language.to_dict(), "field": self.field, "multilingual": self.multilingual,
+                "warning": self.warning, "gloss": self.gloss}
+
+
+@dataclass
+class Ranking:
+    """Corpus positions in final order with their score components (no explanations: cheap)."""
+
+    positions: list[int]
+    scores: np.ndarray
+    components: dict[str, np.ndarray]
+    via: dict[int, int]  # position -> the top neighbour citing it
+    route: Route
+    features: np.ndarray | None = None  # learned rerank: the model's feature rows, in final order
+
+
 @dataclass
 class Recommendation:
     """One recommended paper with the evidence behind its rank."""
@@ -74,5 +118,30 @@ class Recommendation:
     doi: str = ""
     rank: int = 0
 
+    @classmethod
+    def of(cls, paper: Paper, rank: int, score: float, components: dict[str, float],
+           explanation: str) -> "Recommendation":
+        return cls(paper_id=paper.id, title=paper.title, authors=paper.authors, year=paper.year, venue=paper.venue,
+                   score=score, components=components, explanation=explanation, doi=paper.doi, rank=rank)
+
     def to_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+@dataclass
+class RecommendResult:
+    """The answer to a request: the recommendations in rank order, how the query was routed, and the full
+    records of the recommended papers (parallel to `recommendations`). Iterating it yields the recommendations."""
+
+    recommendations: list[Recommendation]
+    route: Route
+    papers: list[Paper]
+
+    def __iter__(self):
+        return iter(self.recommendations)
+
+    def __len__(self) -> int:
+        return len(self.recommendations)
+
+    def __getitem__(self, i: int) -> Recommendation:
+        return self.recommendations[i]

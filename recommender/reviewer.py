@@ -108,9 +108,9 @@ class Reviewer:
         matches = [self.references.match_item(item) for item in references]
         cited = set().union(*matches) if matches else set()
         query = Query(title=title, abstract=abstract, k=k, exclude=cited, diversity=diversity)
-        recommendations = self.recommender.recommend(query)
-        multilingual = self.recommender.route(query).field == "multilingual"
-        return ReviewReport(references, matches, self._relate(recommendations, title, abstract, multilingual))
+        result = self.recommender.recommend(query)
+        multilingual = result.route.multilingual
+        return ReviewReport(references, matches, self._relate(result.recommendations, title, abstract, multilingual))
 
     def _relate(self, recommendations: list[Recommendation], title: str, abstract: str,
                 multilingual: bool) -> list[MissingCitation]:

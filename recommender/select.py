@@ -10,22 +10,12 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
-import unicodedata
 from collections import defaultdict
+from typing import Callable
 
+import numpy as np
 
-def author_key(name: str) -> str:
-    """Surname plus first initial, so 'J. Smith' and 'John Smith' share a cluster."""
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    if "," in text:
-        last, _, first = text.partition(",")
-    else:
-        parts = text.split()
-        last, first = (parts[-1], " ".join(parts[:-1])) if parts else ("", "")
-    last = re.sub(r"[^a-z]", "", last)
-    initial = re.sub(r"[^a-z]", "", first)[:1]
-    return f"{last}_{initial}" if last else ""
+from .authors import author_key
 
 
 def clusters_of(authors: list[str], fallback: str) -> list[str]:
@@ -66,3 +56,17 @@ def select_diverse(rewards: list[float], authors: list[list[str]], k: int, weigh
         for c in clusters[best]:
             totals[c] += rewards[best] / len(clusters[best]) ** 2
     return chosen
+
+
+def diverse_order(scores: np.ndarray, authors_of: Callable[[int], list[str]], k: int, weight: float,
+                  pool: int) -> np.ndarray:
+    """The first k indices of `scores` in final order: by score, or with `weight` > 0 chosen by
+    `select_diverse` among the best k * `pool` (`authors_of(i)`: the authors of item i)."""
+    order = np.argsort(-scores, kind="stable")
+    if weight > 0:
+        head = order[: k * pool]
+        rewards = np.clip(scores[head], 0, None).tolist()
+        picked = [head[i] for i in select_diverse(rewards, [authors_of(j) for j in head], k, weight)]
+        chosen = set(picked)
+        order = np.concatenate([picked, [j for j in order if j not in chosen]]).astype(np.int64)
+    return order[:k]

@@ -8,7 +8,7 @@ import bibtexparser
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import ask, open_app
-from recommender.selection import author_key
+from recommender.authors import author_key
 from recommender.user_input import MAX_TEXT_CHARS
 
 TITLE = "Citation recommendation"

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import pytest
 
+from recommender.config import DEFAULT
+from recommender.encode import NO_MULTILINGUAL_FIELD
 from recommender.index import build_index
 from recommender.paper import Paper
-from recommender.pipeline import DEFAULT
 from recommender.query import Query
-from recommender.recommender import NO_MULTILINGUAL_FIELD, Recommender
+from recommender.recommender import Recommender
 
 # Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.
 CHINESE = [
@@ -30,7 +31,7 @@ def recommender(small_index) -> Recommender:
 
 def test_index_has_the_multilingual_field(recommender):
     index = recommender.index
-    assert recommender.multilingual_available and index.manifest["multilingual"] is True
+    assert index.manifest["multilingual"] is True and "multilingual" in recommender.dense
     assert index.multilingual.shape == (len(index), 512)
     assert index.multilingual_annoy.get_n_items() == len(index)
 

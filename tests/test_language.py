@@ -7,9 +7,9 @@ import pytest
 
 from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
                                   separate_scripts)
-from recommender.pipeline import DEFAULT
+from recommender.config import DEFAULT
+from recommender.encode import NO_MULTILINGUAL_FIELD, QueryEncoder
 from recommender.query import Query
-from recommender.recommender import NO_MULTILINGUAL_FIELD, Recommender
 
 
 @pytest.mark.parametrize("text, code", [
@@ -77,12 +77,10 @@ def test_scripts_are_counted_and_separated():
 
 
 # -- routing: which pipeline a query gets (no models needed) ----------------------------------------
-def _recommender(multilingual_field: bool) -> Recommender:
-    recommender = Recommender.__new__(Recommender)
-    recommender.multilingual_available = multilingual_field
-    recommender.index = SimpleNamespace(glossary=None)  # routing alone: no index, no gloss
-    recommender._tuned = (None, None)  # no citation-tuned encoder
-    return recommender
+def _reader(multilingual_field: bool) -> QueryEncoder:
+    """Routing alone: an index with or without the multilingual field, no glossary, no encoder head, no models."""
+    return QueryEncoder(SimpleNamespace(multilingual=object() if multilingual_field else None, glossary=None),
+                        english=None)
 
 
 @pytest.mark.parametrize("text, field", [
@@ -93,35 +91,35 @@ def _recommender(multilingual_field: bool) -> Recommender:
     ("We use the 知网 corpus [CIT]", "dense"),
 ])
 def test_auto_routes_by_language(text, field):
-    route = _recommender(True).route(Query(context=text))
+    route = _reader(True).route(Query(context=text))
     assert route.field == field and route.warning == ""
     assert route.multilingual == (field == "multilingual")
 
 
 def test_off_and_on_force_a_pipeline():
-    recommender = _recommender(True)
+    reader = _reader(True)
     chinese, english = Query(context="基于BERT的引文推荐 [CIT]"), Query(context="We use BM25 [CIT]")
-    assert recommender.route(chinese, DEFAULT.with_(multilingual="off")).field == "dense"
-    assert recommender.route(english, DEFAULT.with_(multilingual="on")).field == "multilingual"
+    assert reader.route(chinese, DEFAULT.with_(multilingual="off")).field == "dense"
+    assert reader.route(english, DEFAULT.with_(multilingual="on")).field == "multilingual"
     with pytest.raises(ValueError):
-        recommender.route(english, DEFAULT.with_(multilingual="sometimes"))
+        reader.route(english, DEFAULT.with_(multilingual="sometimes"))
 
 
 def test_index_without_multilingual_field_warns():
-    recommender = _recommender(False)
-    route = recommender.route(Query(context="基于BERT的引文推荐 [CIT]"))
+    reader = _reader(False)
+    route = reader.route(Query(context="基于BERT的引文推荐 [CIT]"))
     assert route.field == "dense" and route.warning == NO_MULTILINGUAL_FIELD
     assert route.language.code == "zh"
-    assert recommender.route(Query(context="We use BM25 [CIT]")).warning == ""
+    assert reader.route(Query(context="We use BM25 [CIT]")).warning == ""
     assert route.to_dict()["language"]["name"] == "Chinese"
 
 
-def test_detect_uses_the_passage_in_local_mode():
-    recommender = _recommender(True)
+def test_the_language_is_that_of_the_passage_in_local_mode():
+    reader = _reader(True)
     query = Query(title="Citation recommendation", abstract="An English abstract about citations.",
                   context="基于BERT的引文推荐 [CIT]")
-    assert recommender.detect(query).code == "zh"
-    assert recommender.detect(Query(title="Zitationsempfehlung mit neuronalen Netzen")).code == "de"
+    assert reader.route(query).language.code == "zh"
+    assert reader.route(Query(title="Zitationsempfehlung mit neuronalen Netzen")).language.code == "de"
 
 
 def test_cross_language_terms_keep_what_an_english_index_can_match():

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from recommender.lexical import B, K1, LexicalIndex, analyze
+from recommender.config import BM25_B, BM25_K1
+from recommender.lexical import LexicalIndex, analyze
 
 DOCS = [
     "Citation recommendation with neural networks and citation graphs",
@@ -31,9 +32,9 @@ class LuceneBM25(BM25Okapi):
 
 def test_bm25s_scores_equal_the_rank_bm25_reference():
     ours = LexicalIndex.build(DOCS)
-    reference = LuceneBM25([analyze(d) for d in DOCS], k1=K1, b=B)
+    reference = LuceneBM25([analyze(d) for d in DOCS], k1=BM25_K1, b=BM25_B)
     for query in ["citation graphs", "ranking documents", "neural networks protein"]:
-        assert np.allclose(ours.scores(query) * (K1 + 1), reference.get_scores(analyze(query)), rtol=1e-5, atol=1e-6)
+        assert np.allclose(ours.scores(query) * (BM25_K1 + 1), reference.get_scores(analyze(query)), rtol=1e-5, atol=1e-6)
 
 
 def test_unknown_terms_give_zero_scores_and_save_load_round_trip(tmp_path):

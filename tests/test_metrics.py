@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from recommender.metrics import average_precision, ndcg_at, precision_at, recall_at, reciprocal_rank, summarize
+from recommender.evaluation.metrics import average_precision, ndcg_at, precision_at, recall_at, reciprocal_rank, summarize
 
 
 def test_single_query_metrics_match_hand_computed_values():

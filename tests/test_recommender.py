@@ -1,8 +1,10 @@
 import pytest
 
 from recommender import Query, Recommender
-from recommender.evaluate import EvalQuery, evaluate, queries_from_split
-from recommender.pipeline import METHODS
+from recommender.config import METHODS
+from recommender.evaluation.evaluate import evaluate
+from recommender.evaluation.queries import EvalQuery, queries_from_split
+from recommender.retrieve import own_work
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def test_the_query_authors_earlier_work_joins_and_rises(rec):
     top_own = [r for r in rec.recommend(Query(title="Residual networks for classifying images", k=10,
                                               authors=["Ada Lovelace"])) if r.components.get("own")]
     assert top_own and "one of your authors" in top_own[0].explanation
-    assert rec.own_work(Query(title="x", authors=["Nobody Known"]), METHODS["full"]) == {}
+    assert own_work(Query(title="x", authors=["Nobody Known"]), METHODS["full"], rec.index.by_author) == {}
 
 
 def test_empty_or_bad_queries_are_refused(rec):
@@ -85,7 +87,7 @@ def test_reference_list_marks_already_cited_papers(rec, corpus_records):
 def test_split_protocol_only_sees_older_papers_and_never_the_query(rec, tmp_path):
     splits = tmp_path / "splits.json"
     splits.write_text('{"dev": ["cite5", "ir4", "cite0"]}')
-    queries = queries_from_split(f"{splits}:dev", rec)
+    queries = queries_from_split(f"{splits}:dev", rec.index)
     assert [q.qid for q in queries] == ["cite5", "ir4"]  # cite0 cites nothing
     assert queries[0].relevant == {"cite2", "cite3", "cite4"}
     for item in queries:

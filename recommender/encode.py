@@ -1,0 +1,96 @@
+"""How a query is read: its language and route, its English gloss, and its vectors in each dense field."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from .config import DEFAULT, PipelineConfig
+from .encoders import get_encoder
+from .language import cross_language_terms, detect_language
+from .query import Query, Route
+
+NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
+MODES = ("auto", "off", "on")  # of `PipelineConfig.multilingual` and `PipelineConfig.tuned`
+CACHED_TEXTS = 512  # repeated texts: slider changes in the app, several methods in evaluate
+
+
+def unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
+class QueryEncoder:
+    """Reads the queries of one index. `english` is the English sentence encoder (anything with
+    `encode(texts) -> unit vectors`; training passes one that knows the stored vectors of corpus papers);
+    `head` the index's citation-tuned encoder head (`learned.EncoderHead`), if any. Vectors and glosses are
+    cached per text."""
+
+    def __init__(self, index, english, head=None):
+        self.index, self.english, self.head = index, english, head
+        self.encode = lru_cache(maxsize=CACHED_TEXTS)(self._encode)
+        self.gloss = lru_cache(maxsize=CACHED_TEXTS)(self._gloss)
+
+    def clear(self) -> None:
+        """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
+        self.encode.cache_clear()
+        self.gloss.cache_clear()
+
+    def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
+        """Unit vectors of the texts in a dense field: "dense", "tuned" or "multilingual"."""
+        if field == "tuned":
+            return self.head.apply(self.encode("dense", texts))
+        encoder = get_encoder("multilingual") if field == "multilingual" else self.english
+        return encoder.encode(list(texts))
+
+    def _gloss(self, text: str, language: str) -> str:
+        """The English gloss of a non-English text from the index's glossary (`gloss.py`)."""
+        return self.index.glossary.translate(text, language, lambda words: self.encode("multilingual", tuple(words)))
+
+    # -- route -------------------------------------------------------------------------------------------
+    def route(self, query: Query, config: PipelineConfig = DEFAULT) -> Route:
+        """Which pipeline answers the query. `config.multilingual`: "auto" sends non-English queries to the
+        multilingual field when the index has one; "off" always uses the English pipeline; "on" sends every
+        query to the multilingual field. `config.tuned` does the same for the citation-tuned encoder, which
+        serves English queries ("on" routes them to the "tuned" field even when the index has no head: the
+        caller refuses that). The language is that of the passage in local mode, else of the draft."""
+        for name in ("multilingual", "tuned"):
+            if getattr(config, name) not in MODES:
+                raise ValueError(f"{name} must be 'auto', 'off' or 'on', not {getattr(config, name)!r}")
+        language = detect_language(query.main_text)
+        wanted = config.multilingual == "on" or (config.multilingual == "auto" and not language.is_english)
+        if not wanted:
+            return Route(language, self._english_field(config))
+        if self.index.multilingual is None:
+            return Route(language, self._english_field(config), NO_MULTILINGUAL_FIELD)
+        glossed = self.index.glossary is not None and not language.is_english
+        return Route(language, "multilingual", gloss=self.gloss(query.main_text, language.code) if glossed else "")
+
+    def _english_field(self, config: PipelineConfig) -> str:
+        return "dense" if config.tuned == "off" or (config.tuned == "auto" and self.head is None) else "tuned"
+
+    # -- what the retrievers see -------------------------------------------------------------------------
+    def lexical_text(self, text: str, route: Route) -> str:
+        """What BM25 sees of a query text. English pipeline: the text itself. A non-English query on the
+        multilingual field: its English gloss when the index has a glossary, else only the terms an English index
+        can share with it ("基于BERT的引文推荐" -> "基于 BERT 的引文推荐"; the language's stop words dropped)."""
+        if not route.multilingual or route.language.is_english:
+            return text
+        if self.index.glossary is not None:
+            return self.gloss(text, route.language.code)
+        return cross_language_terms(text, route.language.code)
+
+    def vector(self, query: Query, config: PipelineConfig, field: str,
+               prepare: Callable[[str], str] | None = None) -> np.ndarray:
+        """The query's unit vector in a field (the passage plus the weighted draft in local mode); `prepare`
+        rewrites each text first."""
+        texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
+        vectors = self.encode(field, tuple(prepare(t) for t in texts) if prepare else tuple(texts))
+        vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
+        return unit(vector)
+
+    def gloss_vector(self, query: Query, config: PipelineConfig, route: Route) -> np.ndarray | None:
+        """The English encoder's vector of the query's gloss (None unless the route has one and it is weighted)."""
+        if not (route.gloss and config.dense and config.w_gloss > 0):
+            return None
+        return self.vector(query, config, "dense", lambda text: self.lexical_text(text, route))

@@ -1,0 +1,1 @@
+"""Offline evaluation: query sets (`queries`), ranking metrics (`metrics`), method comparison (`evaluate`)."""

@@ -1,0 +1,57 @@
+"""Score components of candidate papers, and their fusion into one score."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import PipelineConfig
+from .retrieve import DenseRetriever, scaled
+
+RANKED = ("lexical", "dense", "gloss")  # the retrievers' components, which reciprocal rank fusion ranks
+
+
+@dataclass
+class Evidence:
+    """What one query's signals say about any paper (None or empty: the signal is off).
+
+    lexical: BM25 score of every paper. dense: the retriever of the field that served the query, and the query's
+    vector in it. gloss: the English retriever and the vector of a non-English query's gloss. own: share of the
+    query's authors on each paper they wrote.
+    """
+
+    lexical: np.ndarray | None = None
+    dense: tuple[DenseRetriever, np.ndarray] | None = None
+    gloss: tuple[DenseRetriever, np.ndarray] | None = None
+    own: dict[int, float] = field(default_factory=dict)
+
+    def components(self, candidates: np.ndarray) -> dict[str, np.ndarray]:
+        """One value per candidate for each signal that is on."""
+        comps = {}
+        if self.own:
+            comps["own"] = np.array([self.own.get(int(c), 0.0) for c in candidates], dtype=np.float32)
+        if self.lexical is not None:
+            comps["lexical"] = self.lexical[candidates].astype(np.float32)
+        if self.dense is not None:  # cosine in the field that served the query
+            comps["dense"] = self.dense[0].similarity(self.dense[1], candidates)
+        if self.gloss is not None:  # English-encoder cosine of a non-English query's gloss
+            comps["gloss"] = self.gloss[0].similarity(self.gloss[1], candidates)
+        return comps
+
+
+def fuse(components: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:
+    """"mix": the weighted sum of the components (BM25 scaled to the pool's best); "rrf": reciprocal rank fusion
+    of the retrievers' components plus the other components, weighted and scaled down alike."""
+    n = len(next(iter(components.values()))) if components else 0
+    weights = config.weights()
+    total = np.zeros(n, dtype=np.float32)
+    for name, values in components.items():
+        if config.fusion == "rrf" and name in RANKED:
+            ranks = np.empty(n)
+            ranks[np.argsort(-values, kind="stable")] = np.arange(1, n + 1)
+            total += 1.0 / (config.rrf_k + ranks)
+        elif config.fusion == "rrf":
+            total += weights[name] * values / (config.rrf_k + 1)
+        else:
+            total += weights[name] * (scaled(values) if name == "lexical" else values)
+    return total
