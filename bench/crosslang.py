@@ -14,10 +14,10 @@ for passages and for long German drafts). The target of issue 6:
 multilingual R@10 on zh and de >= 70% of the English-query R@10 and >= 2x the English pipeline's
 R@10 on the same translated queries.
 
-    python bench/crosslang.py                                  # demo corpus
-    python bench/crosslang.py --acm ../shared/data/acm-cr/corpus.jsonl.gz --acm-sample 4000 \\
+    python -m bench.crosslang                                  # demo corpus
+    python -m bench.crosslang --acm ../shared/data/acm-cr/corpus.jsonl.gz --acm-sample 4000 \\
         --merged-index /work/idx/acm_demo_ml                   # + a 4K ACM-CR sample (docs/benchmarks.md)
-    python bench/crosslang.py --acm ../shared/data/acm-cr/corpus.jsonl.gz \\
+    python -m bench.crosslang --acm ../shared/data/acm-cr/corpus.jsonl.gz \\
         --merged-index /work/idx/acm_demo_ml --seed-cache /work/idx/acm/cache/embeddings.sqlite  # all 108K
 
 Index directories live outside the repository (default /work/idx/crosslang); a pool's index is
@@ -37,18 +37,16 @@ from pathlib import Path
 
 import numpy as np
 
+from recommender import index_files
+from recommender.config import DEFAULT
+from recommender.evaluation.metrics import summarize
+from recommender.gloss import WORDS_FILE as GLOSSARY
+from recommender.index import build_index
+from recommender.loaders import load_corpus
+from recommender.query import Query
+from recommender.recommender import Recommender
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from recommender import index_files  # noqa: E402
-from recommender.gloss import WORDS_FILE as GLOSSARY  # noqa: E402
-from recommender.index import build_index  # noqa: E402
-from recommender.loaders import load_corpus  # noqa: E402
-from recommender.metrics import summarize  # noqa: E402
-from recommender.pipeline import DEFAULT  # noqa: E402
-from recommender.query import Query  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
-
 DEMO_CORPUS = ROOT / "assets" / "demo_corpus.jsonl"
 QUERIES = ROOT / "bench" / "data" / "crosslang" / "queries.jsonl"
 LANGUAGES = ("en", "zh", "de")

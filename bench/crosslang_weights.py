@@ -4,8 +4,8 @@ English encoder on the gloss (`w_gloss`), next to the multilingual field (`w_den
 Grid search on the first half of the cross-language query set (xl001-xl040; mean R@10 of Chinese and German,
 then MRR); the second half (xl041-xl080) is reported alongside as a check, never used to choose. Full pipeline (graph expansion on), depth 100.
 
-    python bench/crosslang_weights.py --index /work/idx/acm_demo_ml
-    python bench/crosslang_weights.py --index /work/idx/acm_demo_ml --vocabulary 50000 30000 20000 10000
+    python -m bench.crosslang_weights --index /work/idx/acm_demo_ml
+    python -m bench.crosslang_weights --index /work/idx/acm_demo_ml --vocabulary 50000 30000 20000 10000
 
 `--vocabulary N ...` instead compares glossary sizes at the default weights: the index's glossary cut to its
 N most frequent words (what an index built with that size would hold), on the whole query set.
@@ -15,18 +15,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench.crosslang import QUERIES, read_queries  # noqa: E402
-from recommender.gloss import Glossary  # noqa: E402
-from recommender.metrics import summarize  # noqa: E402
-from recommender.pipeline import DEFAULT  # noqa: E402
-from recommender.query import Query  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from bench.crosslang import QUERIES, read_queries
+from recommender.config import DEFAULT
+from recommender.evaluation.metrics import summarize
+from recommender.gloss import Glossary
+from recommender.query import Query
+from recommender.recommender import Recommender
 
 LEXICAL = (0.0, 0.1, 0.2, 0.3)
 GLOSS = (0.0, 0.1, 0.2, 0.3, 0.4)

@@ -1,8 +1,8 @@
 """Quality benchmarks on the shared data sets: every method of `evaluate`, one run per query set.
 
-    python bench/quality.py acm-cr  --data ../shared/data --index-root /work/idx
-    python bench/quality.py hepth   --data ../shared/data --index-root /work/idx [--limit N]
-    python bench/quality.py citeseer --data ../shared/data --index-root /work/idx
+    python -m bench.quality acm-cr  --data ../shared/data --index-root /work/idx
+    python -m bench.quality hepth   --data ../shared/data --index-root /work/idx [--limit N]
+    python -m bench.quality citeseer --data ../shared/data --index-root /work/idx
 
 Builds the index on first use (embeddings are cached in the index directory), then writes
 bench/results/<set>.json and prints one Markdown table per query set.
@@ -16,13 +16,13 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from recommender.evaluate import evaluate, format_table, queries_from_file, queries_from_split  # noqa: E402
-from recommender.index import build_index  # noqa: E402
-from recommender.index_files import IndexError_, current_version  # noqa: E402
-from recommender.loaders import load_corpus  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from recommender.config import METHODS
+from recommender.evaluation.evaluate import evaluate, format_table
+from recommender.evaluation.queries import queries_from_file, queries_from_split
+from recommender.index import build_index
+from recommender.index_files import IndexError_, current_version
+from recommender.loaders import load_corpus
+from recommender.recommender import Recommender
 
 DATASETS = {
     "acm-cr": {"dir": "acm-cr", "corpus": "corpus.jsonl.gz",
@@ -59,10 +59,9 @@ def main() -> None:
     ids = set(rec.index.ids)
     if "split" in spec:
         file, _, name = spec["split"].rpartition(":")
-        query_sets = {name: queries_from_split(f"{folder / file}:{name}", rec)}
+        query_sets = {name: queries_from_split(f"{folder / file}:{name}", rec.index)}
     else:
         query_sets = {name: queries_from_file(folder / file, ids) for name, file in spec["query_sets"].items()}
-    from recommender.pipeline import METHODS
     methods = {m: METHODS[m] for m in (args.methods or METHODS)}
     report = {"dataset": args.dataset, "date": time.strftime("%Y-%m-%d"), "machine": platform.processor() or
               platform.machine(), "papers": len(rec.index), "sets": {}}

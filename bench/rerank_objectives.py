@@ -1,6 +1,6 @@
 """Training objectives of the learned reranker, compared on one set of training pairs and one dev set.
 
-    python bench/rerank_objectives.py --index /work/idx/hepth \
+    python -m bench.rerank_objectives --index /work/idx/hepth \
         --splits ../shared/data/hepth-kddcup2003/splits.json --train-queries 3000 --dev-limit 500
 Collects the whole candidate pool of a seeded sample of `train` queries once; each model trains either on it
 or on the classifiers' usual sample of it (cited, hard and `--random-negatives` random non-cited papers per
@@ -17,12 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from recommender import reranker as rr  # noqa: E402
-from recommender.evaluate import evaluate, queries_from_split  # noqa: E402
-from recommender.pipeline import METHODS  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from recommender.config import METHODS
+from recommender.evaluation.evaluate import evaluate
+from recommender.evaluation.queries import queries_from_split
+from recommender.recommender import Recommender
+from recommender.training import reranker as rr
 
 KEYS = [("mrr", "MRR"), ("map", "MAP"), ("ndcg@10", "nDCG@10"), ("f1@20", "F1@20"), ("recall@100", "R@100")]
 
@@ -52,9 +51,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rec = Recommender.load(args.index)
-    train = rr.training_queries(rec, split=f"{args.splits}:train")
+    train = rr.training_queries(rec.index, split=f"{args.splits}:train")
     train = random.Random(args.seed).sample(train, min(args.train_queries, len(train)))
-    dev = queries_from_split(f"{args.splits}:dev", rec)[: args.dev_limit]
+    dev = queries_from_split(f"{args.splits}:dev", rec.index)[: args.dev_limit]
 
     def log(text: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
@@ -71,9 +70,10 @@ def main() -> None:
     for kind, rows, keep in runs:
         name = f"learned: {kind}, {rows}"
         started = time.time()
-        rec._learned = rr.fit(X[keep], y[keep], kind, args.seed, groups[keep])
+        reranker = rr.fit(X[keep], y[keep], kind, args.seed, groups[keep])
         fitted = time.time() - started
-        results[name] = evaluate(rec, dev, {"learned": METHODS["learned"]}, progress=False)["learned"]
+        learned = Recommender(rec.index, head=rec.head, reranker=reranker)
+        results[name] = evaluate(learned, dev, {"learned": METHODS["learned"]}, progress=False)["learned"]
         log(f"{name}: fit {fitted:.0f} s, mrr {results[name]['mrr']:.4f}")
     print(f"| method ({len(dev)} dev queries; trained on {facts['queries_used']} queries) | "
           + " | ".join(label for _, label in KEYS) + " |")

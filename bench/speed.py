@@ -1,6 +1,6 @@
 """Speed of each stage on one index, in one run (warm: model load excluded).
 
-    python bench/speed.py --index /work/idx/acm-cr --queries ../shared/data/acm-cr/queries.jsonl.gz \
+    python -m bench.speed --index /work/idx/acm-cr --queries ../shared/data/acm-cr/queries.jsonl.gz \
         --corpus ../shared/data/acm-cr/corpus.jsonl.gz [--rank-bm25-queries 3]
 
 Reports query latency p50/p95 per stage and end to end, embedding and index-build throughput on a
@@ -11,21 +11,18 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from recommender.embedding_cache import EmbeddingCache, embed_with_cache  # noqa: E402
-from recommender.evaluate import queries_from_file  # noqa: E402
-from recommender.lexical import LexicalIndex, analyze, lexical_text  # noqa: E402
-from recommender.loaders import load_corpus  # noqa: E402
-from recommender.pipeline import DEFAULT  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from recommender.config import DEFAULT
+from recommender.embedding_cache import EmbeddingCache, embed_with_cache
+from recommender.evaluation.queries import queries_from_file
+from recommender.lexical import LexicalIndex, analyze, lexical_text
+from recommender.loaders import load_corpus
+from recommender.recommender import Recommender
 
 
 def timed(fn, *args):

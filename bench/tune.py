@@ -1,6 +1,6 @@
 """Grid search of the fusion settings on a development query set (never on held-back data).
 
-    python bench/tune.py citeseer --data ../shared/data --index-root /work/idx
+    python -m bench.tune citeseer --data ../shared/data --index-root /work/idx
 Prints the best settings by nDCG@10 (MRR as tie-break); depth 100 keeps it quick.
 """
 from __future__ import annotations
@@ -8,16 +8,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from quality import DATASETS  # noqa: E402
-from recommender.evaluate import evaluate, queries_from_file, queries_from_split  # noqa: E402
-from recommender.pipeline import DEFAULT  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from bench.quality import DATASETS
+from recommender.config import DEFAULT
+from recommender.evaluation.evaluate import evaluate
+from recommender.evaluation.queries import queries_from_file, queries_from_split
+from recommender.recommender import Recommender
 
 GRID = {
     "w_lexical": [0.2, 0.4],
@@ -42,7 +39,7 @@ def main() -> None:
     rec = Recommender.load(args.index_root / args.dataset)
     if "split" in spec:
         file, _, name = spec["split"].rpartition(":")
-        queries = queries_from_split(f"{folder / file}:{name}", rec)
+        queries = queries_from_split(f"{folder / file}:{name}", rec.index)
     else:
         queries = queries_from_file(folder / spec["query_sets"][args.set], set(rec.index.ids))
     queries = queries[: args.limit] if args.limit else queries

@@ -1,5 +1,4 @@
 import numpy as np
-import pytest
 from rank_bm25 import BM25Okapi
 
 from recommender.config import BM25_B, BM25_K1
