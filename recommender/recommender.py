@@ -20,7 +20,6 @@ from .encoders import get_encoder
 from .features import FeatureExtractor
 from .index import Index
 from .learned import EncoderHead, Reranker, load_head, load_reranker, not_trained
-from .paper import Paper
 from .pool import CandidatePool, gather
 from .query import Query, Ranking, RecommendResult, Recommendation, Route
 from .references import match_references, parse_reference_list
@@ -104,8 +103,6 @@ class Recommender:
         return RecommendResult(results, ranking.route, papers)
 
     def already_cited(self, reference_source: str | Path) -> set[str]:
-        """Ids of corpus papers a reference list already cites (BibTeX or plain lines; text, or a file Path)."""
-        index = self.index
-        light = (Paper(id=pid, title=title, extra={"doi": doi})
-                 for pid, title, doi in zip(index.ids, index.titles, index.dois))
-        return match_references(parse_reference_list(reference_source), light)
+        """Ids of corpus papers a reference list already cites (BibTeX, LaTeX or copied from a PDF; text, or a
+        file Path). Titles are checked against the papers' authors and years, so the full records are read."""
+        return match_references(parse_reference_list(reference_source), self.index.all_papers())
