@@ -122,7 +122,7 @@ def run_pool(recommender: Recommender, queries: list[dict], depth: int) -> dict:
     index_ids = set(recommender.index.ids)
     results = {}
     for name, lang, mode in RUNS:
-        config = DEFAULT.with_(multilingual=mode, pool=max(DEFAULT.pool, depth))
+        config = DEFAULT.with_(multilingual=mode, pool=max(DEFAULT.pool, depth), diversity=0.0)  # plain ranking
         runs, halves, detected, routed, elapsed = [], {"xl001-040": [], "xl041-080": []}, 0, 0, 0.0
         for row in queries:
             relevant = set(row["relevant"]) & index_ids

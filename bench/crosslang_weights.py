@@ -42,7 +42,7 @@ def evaluate(recommender: Recommender, queries: list[dict], lang: str, config) -
 
 def compare_sizes(recommender: Recommender, queries: list[dict], sizes: list[int]) -> None:
     full = recommender.index.glossary
-    config = DEFAULT.with_(pool=max(DEFAULT.pool, DEPTH))
+    config = DEFAULT.with_(pool=max(DEFAULT.pool, DEPTH), diversity=0.0)
     for size in sizes:
         recommender.index.glossary = Glossary(full.words[:size], full.vectors[:size])
         recommender.clear_caches()
@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = []
     for lexical, gloss in itertools.product(LEXICAL, GLOSS):
-        config = DEFAULT.with_(w_lexical_multilingual=lexical, w_gloss=gloss, pool=max(DEFAULT.pool, DEPTH))
+        config = DEFAULT.with_(w_lexical_multilingual=lexical, w_gloss=gloss, pool=max(DEFAULT.pool, DEPTH),
+                               diversity=0.0)
         scores = {lang: evaluate(recommender, queries, lang, config) for lang in ("zh", "de")}
         mean_a = tuple(sum(s["A"][m] for s in scores.values()) / len(scores) for m in ("recall@10", "mrr"))
         rows.append((mean_a, lexical, gloss, scores))

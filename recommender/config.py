@@ -21,8 +21,8 @@ ANNOY_OVERFETCH = 2  # Annoy is asked for this many times the wanted neighbours;
 # search visits about (trees x wanted) papers, so on a small corpus or for a deep pool exact search costs as much.
 EXACT_SEARCH_RATIO = ANNOY_TREES
 
-# The author diversity a request starts with (`Query.diversity`; the app's slider, the CLI's --diversity):
-# a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md).
+# The author diversity of a request unless it says otherwise (`Query.diversity`, the app's slider, the CLI's
+# --diversity): a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md).
 DEFAULT_DIVERSITY = 0.1
 
 
@@ -41,7 +41,7 @@ class PipelineConfig:
     pool: int = 200               # candidates taken from each retriever
     expand_from: int = 10         # top papers whose references join the pool
     global_weight: float = 0.5    # local mode: weight of the draft's title/abstract next to the passage (tuned on ACM-CR dev)
-    diversity: float | None = None  # None: use the query's own setting
+    diversity: float | None = None  # None: the query's own setting (`Query.diversity`); the methods fix theirs
     diverse_pool: int = 5         # diverse selection considers the best k * diverse_pool candidates
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .config import DEFAULT_DIVERSITY
 from .language import LanguageInfo
 from .paper import Paper
 
@@ -30,7 +31,7 @@ class Query:
     year_max: int | None = None
     venues: list[str] = field(default_factory=list)
     exclude: set[str] = field(default_factory=set)
-    diversity: float = 0.0
+    diversity: float = DEFAULT_DIVERSITY  # author spread of the list (`select.py`); 0: the plain ranking
     max_date: str | None = None  # evaluation protocol: only papers dated no later than this
     authors: list[str] = field(default_factory=list)  # the draft's own authors: their earlier work is a candidate
 
