@@ -59,7 +59,7 @@ class FeatureExtractor:
     """Computes the FEATURES matrix of a candidate pool; caches per-paper title terms across queries.
 
     A signal the pool's method left out (BM25, the query vector) is computed with the same `lexical` retriever,
-    `reader` (query encoder) and `dense` retrievers (one per field) as the pool's."""
+    `reader` (`reader.QueryReader`) and `dense` retrievers (one per field) as the pool's."""
 
     def __init__(self, index, lexical, reader, dense):
         self.index, self.lexical, self.reader, self.dense = index, lexical, reader, dense

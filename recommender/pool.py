@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import PipelineConfig
-from .encode import QueryEncoder
 from .expand import expand
 from .fuse import Evidence, fuse
 from .query import Query, Route
+from .reader import QueryReader
 from .retrieve import DenseRetriever, LexicalRetriever, own_work, top_positions
 
 
@@ -39,7 +39,7 @@ class CandidatePool:
 
 
 def gather(query: Query, config: PipelineConfig, route: Route, allowed: np.ndarray, *, index,
-           reader: QueryEncoder, lexical: LexicalRetriever, dense: dict[str, DenseRetriever]) -> CandidatePool:
+           reader: QueryReader, lexical: LexicalRetriever, dense: dict[str, DenseRetriever]) -> CandidatePool:
     """Candidates from every enabled retriever (and graph expansion) with their components and fused scores."""
     if route.multilingual and not route.language.is_english:  # BM25 sees a few shared terms only
         config = config.with_(w_lexical=config.w_lexical_multilingual)

@@ -73,7 +73,7 @@ class Route:
     citation-tuned head, `learned.py`) or "multilingual" (multilingual encoder and index; lexical matching then
     sees the query's English gloss, or without a glossary its Latin-script terms and numbers).
     warning: "" or a short reason why a non-English query gets the English pipeline
-    (`encode.NO_MULTILINGUAL_FIELD` when the index was built without `multilingual=True`).
+    (`reader.NO_MULTILINGUAL_FIELD` when the index was built without `multilingual=True`).
     gloss: on the multilingual field, the English words the query's text was read as (`gloss.py`; "" when the
     index has no glossary): BM25 and the English encoder see these.
     """

@@ -1,6 +1,6 @@
 """The recommendation pipeline, stage by stage: `Recommender.load(dir).recommend(query)`.
 
-    route     encode.py    the query's language, the dense field that serves it, its English gloss
+    read      reader.py    the query's language, the dense field that serves it, its English gloss, its vectors
     retrieve  retrieve.py  BM25 and dense candidates within the query's filters, the authors' own papers
     fuse      fuse.py      score components of each candidate, mixed into one score
     expand    expand.py    papers cited by the top candidates join the pool (pool.py runs these three)
@@ -15,13 +15,13 @@ from pathlib import Path
 
 from . import explain
 from .config import DEFAULT, PipelineConfig
-from .encode import QueryEncoder
 from .encoders import get_encoder
 from .features import FeatureExtractor
 from .index import Index
 from .learned import EncoderHead, Reranker, load_head, load_reranker, not_trained
 from .pool import CandidatePool, gather
 from .query import Query, Ranking, RecommendResult, Recommendation, Route
+from .reader import QueryReader
 from .references import match_references, parse_reference_list
 from .retrieve import LexicalRetriever, allowed, dense_retrievers
 from .select import diverse_order
@@ -36,21 +36,19 @@ class Recommender:
                  encoder=None):
         self.index, self.head, self.reranker = index, head, reranker
         self.encoder = encoder or get_encoder("sbert", index.manifest["max_tokens"])
-        self.reader = QueryEncoder(index, self.encoder, head)
+        self.reader = QueryReader(index, self.encoder, head)
         self.lexical = LexicalRetriever(index.lexical, self.reader)
         self.dense = dense_retrievers(index, head)
         self.features = FeatureExtractor(index, self.lexical, self.reader, self.dense)
 
     @classmethod
-    def load(cls, directory: Path | str, *, learned: bool = True) -> "Recommender":
-        return cls.from_index(Index.load(directory), learned=learned)
+    def load(cls, directory: Path | str) -> "Recommender":
+        return cls.from_index(Index.load(directory))
 
     @classmethod
-    def from_index(cls, index: Index, *, learned: bool = True) -> "Recommender":
-        """A recommender over an open index with the learned parts stored beside it (`learned=False`: without
-        them, as `train` starts); a damaged learned file is a LearnedModelError."""
-        if not learned:
-            return cls(index)
+    def from_index(cls, index: Index) -> "Recommender":
+        """A recommender over an open index with the learned parts stored beside it; a damaged learned file is
+        a LearnedModelError."""
         return cls(index, head=load_head(index.root, index.dense.shape[1]), reranker=load_reranker(index.root))
 
     def clear_caches(self) -> None:
@@ -58,7 +56,8 @@ class Recommender:
         self.reader.clear()
 
     def route(self, query: Query, config: PipelineConfig = DEFAULT) -> Route:
-        """Which pipeline answers the query (`QueryEncoder.route`)."""
+        """Which pipeline answers the query (`QueryReader.route`); a LearnedModelError when it needs the
+        citation-tuned encoder and the index has none."""
         route = self.reader.route(query, config)
         if route.field == "tuned" and self.head is None:
             raise not_trained(self.index.root, "citation-tuned encoder")

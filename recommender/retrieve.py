@@ -6,9 +6,9 @@ import numpy as np
 
 from .authors import author_key
 from .config import ANNOY_OVERFETCH, EXACT_SEARCH_RATIO, PipelineConfig
-from .encode import QueryEncoder
 from .lexical import LexicalIndex
 from .query import Query, Route
+from .reader import QueryReader
 
 
 def allowed(index, query: Query) -> np.ndarray:
@@ -53,9 +53,9 @@ def scaled(values: np.ndarray) -> np.ndarray:
 class LexicalRetriever:
     """BM25 for a whole query: the passage (or draft), plus in local mode the draft weighted by
     `config.global_weight`, each scaled to its best score; a non-English query is searched by what
-    `QueryEncoder.lexical_text` reads of it."""
+    `QueryReader.lexical_text` reads of it."""
 
-    def __init__(self, index: LexicalIndex, reader: QueryEncoder):
+    def __init__(self, index: LexicalIndex, reader: QueryReader):
         self.index, self.reader = index, reader
 
     def search(self, query: Query, config: PipelineConfig, route: Route) -> np.ndarray:

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from recommender.config import DEFAULT
-from recommender.encode import NO_MULTILINGUAL_FIELD
 from recommender.index import build_index
 from recommender.paper import Paper
 from recommender.query import Query
+from recommender.reader import NO_MULTILINGUAL_FIELD
 from recommender.recommender import Recommender
 
 # Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.

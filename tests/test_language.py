@@ -8,8 +8,8 @@ import pytest
 from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
                                   separate_scripts)
 from recommender.config import DEFAULT
-from recommender.encode import NO_MULTILINGUAL_FIELD, QueryEncoder
 from recommender.query import Query
+from recommender.reader import NO_MULTILINGUAL_FIELD, QueryReader
 
 
 @pytest.mark.parametrize("text, code", [
@@ -77,9 +77,9 @@ def test_scripts_are_counted_and_separated():
 
 
 # -- routing: which pipeline a query gets (no models needed) ----------------------------------------
-def _reader(multilingual_field: bool) -> QueryEncoder:
+def _reader(multilingual_field: bool) -> QueryReader:
     """Routing alone: an index with or without the multilingual field, no glossary, no encoder head, no models."""
-    return QueryEncoder(SimpleNamespace(multilingual=object() if multilingual_field else None, glossary=None),
+    return QueryReader(SimpleNamespace(multilingual=object() if multilingual_field else None, glossary=None),
                         english=None)
 
 

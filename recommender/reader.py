@@ -20,7 +20,7 @@ def unit(vector: np.ndarray) -> np.ndarray:
     return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
-class QueryEncoder:
+class QueryReader:
     """Reads the queries of one index. `english` is the English sentence encoder (anything with
     `encode(texts) -> unit vectors`; training passes one that knows the stored vectors of corpus papers);
     `head` the index's citation-tuned encoder head (`learned.EncoderHead`), if any. Vectors and glosses are
