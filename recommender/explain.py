@@ -30,7 +30,7 @@ def matched_terms(query_weights: dict[str, float], paper: Paper, surface: dict[s
     """Specific query words found in the paper, most specific (highest IDF) first."""
     stems = set(analyze(lexical_text(paper)))
     hits = sorted((s for s in query_weights if s in stems and query_weights[s] >= MIN_TERM_IDF
-                   and surface.get(s, s) not in GENERIC_WORDS), key=lambda s: -query_weights[s])
+                   and surface.get(s, s) not in GENERIC_WORDS), key=lambda s: (-query_weights[s], s))
     return [surface.get(s, s) for s in hits[:MAX_TERMS]]
 
 
@@ -38,7 +38,7 @@ def closest_sentence(query_weights: dict[str, float], paper: Paper) -> str:
     """The abstract sentence sharing the most (IDF-weighted) terms with the query, or ''."""
     best, best_score = "", 0.0
     for sentence in _SENTENCE_RE.split(paper.abstract):
-        score = sum(query_weights.get(s, 0.0) for s in set(analyze(sentence)))
+        score = sum(query_weights.get(s, 0.0) for s in sorted(set(analyze(sentence))))
         if score > best_score:
             best, best_score = sentence.strip(), score
     if len(best) > MAX_SENTENCE:

@@ -62,12 +62,12 @@ class LexicalIndex:
         return self.model.get_scores_from_ids(ids)
 
     def term_weights(self, text: str) -> dict[str, float]:
-        """IDF of each known query term, for explanations."""
+        """IDF of each known query term (in term order, so that sums over them never depend on hashing)."""
         vocab = self.model.vocab_dict
         n = self.model.scores["num_docs"]
         indptr = self.model.scores["indptr"]
         weights = {}
-        for term in set(analyze(text)):
+        for term in sorted(set(analyze(text))):
             if term in vocab:
                 df = indptr[vocab[term] + 1] - indptr[vocab[term]]
                 weights[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
