@@ -67,3 +67,19 @@ def test_without_a_password_the_app_is_open(app_env):
     at.run()
     assert at.title[0].value == "Find citations for your draft"
     assert "logout" not in [b.key for b in at.button]
+
+
+def test_single_sign_on_shows_only_the_login_button_until_the_provider_logs_the_user_in(app_env):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
+                          "client_id": "lab", "client_secret": "secret",
+                          "server_metadata_url": "https://id.example.org/.well-known/openid-configuration"}
+    at.user = {"is_logged_in": False}
+    at.run()
+    assert not at.exception, at.exception
+    assert not shows_a_page(at) and [b.label for b in at.button] == ["Log in"]
+    assert "login_password" not in [t.key for t in at.text_input]  # no password with single sign-on
+    at.user = {"is_logged_in": True, "email": "ada@lab.example.org"}
+    at.run()
+    assert at.title[0].value == "Find citations for your draft"
+    assert "Logged in as ada@lab.example.org" in [c.value for c in at.sidebar.caption]
