@@ -23,7 +23,7 @@ from recommender import corpora
 
 SWEEP_EVERY_S = 300
 GRACE_S = 15 * 60  # a session whose connection dropped can come back for 2 minutes (Streamlit's default)
-DEFAULT_IDLE_LIMIT_H = 24.0  # a live session's private corpora outlast a day without a click only when it acts
+DEFAULT_IDLE_LIMIT_H = 24.0  # a shelf untouched this long goes even while its session seems connected
 
 
 def settings() -> dict:
@@ -40,7 +40,8 @@ def shared() -> bool:
 
 
 def idle_limit_s() -> float:
-    """Hours a private shelf may go untouched before it is removed even if its session lives on."""
+    """Seconds a private shelf may go untouched before it is removed even if its session lives on
+    ($CITREC_PRIVATE_IDLE_HOURS, default 24 hours)."""
     return float(os.environ.get("CITREC_PRIVATE_IDLE_HOURS") or DEFAULT_IDLE_LIMIT_H) * 3600
 
 
