@@ -1,19 +1,19 @@
 """Lab server load: N browser sessions open the same deep link at the same moment.
 
-    python bench/load.py [--sessions 20] [--index DIR] [--out bench/results/load.json]
+    python bench/load.py [--sessions 20] [--returning] [--static-proxy] [--index DIR] [--root CHECKOUT]
 
-Starts `streamlit run app.py` on a free local port (on the demo corpus unless --index is given), warms it
-with one session on the start page (language model loaded, as on a server that has been up for a while),
-then opens the deep link in N fresh browser contexts at once: each is its own Streamlit session with an
-empty browser cache, as N colleagues clicking a shared link. With --returning, each browser has been on the app's start page before
-and holds its static files, as a colleague who uses the app daily. Reports per session the time from navigation
-to the results heading (p50/p95/max), the sessions that failed (timeout or an exception on the page), the
-server process's CPU seconds per session (user + system from /proc, so the browsers' own CPU is not counted)
-and the server's resident memory after the run.
+Starts `streamlit run app.py` on a free local port (on the demo corpus unless --index is given) and warms
+it with one session that answers another query (models loaded, as on a server that has been up for a
+while). Then N fresh browser contexts open the deep link at once: each is its own Streamlit session with
+an empty browser cache, as N colleagues clicking a shared link. With --returning, each browser has been
+on the app's start page before and holds its static files, as a colleague who uses the app daily.
+Reports per session the time from navigation to the results heading (p50/p95/max), the sessions that
+failed (timeout or an exception on the page), the server process's CPU seconds per session (user +
+system from /proc, so the browsers' own CPU is not counted) and the server's resident memory after.
 
 With --static-proxy, nginx (apt-get install nginx-light) stands in front of the server, as a lab would
-put one for HTTPS, and serves Streamlit's own static files (the JavaScript of the page) itself; the CPU
-seconds reported are then the server's plus nginx's.
+put one for HTTPS, and serves Streamlit's own static files (the page's JavaScript) itself; nginx's CPU
+seconds are reported apart. --root serves another checkout (e.g. an older commit, for a before/after).
 
 The browsers run on the same machine as the server and compete with it for the cores: answer times
 include that contention, the server's CPU seconds do not.
@@ -233,7 +233,8 @@ async def burst(base: str, pids: list[int], sessions: int, timeout_s: float, ret
             cpu = [cpu_seconds(p) - before for p, before in zip(pids, cpu_before)]
         await browser.close()
     answered = [r["seconds"] for r in runs if not r["error"]]
-    return {"sessions": sessions, "browser_cache": "warm" if returning else "empty", "answered": len(answered), "errors": [r["error"] for r in runs if r["error"]],
+    return {"sessions": sessions, "browser_cache": "warm" if returning else "empty", "answered": len(answered),
+            "errors": [r["error"] for r in runs if r["error"]],
             "p50_s": round(float(np.percentile(answered, 50)), 2) if answered else None,
             "p95_s": round(float(np.percentile(answered, 95)), 2) if answered else None,
             "max_s": round(max(answered), 2) if answered else None,
