@@ -1,20 +1,21 @@
 """Weak-match threshold: how close the best result is for real queries and for nonsense, on the demo corpus.
 
-    python bench/confidence.py [--json bench/results/confidence.json]
+    python bench/confidence.py [--index DIR] [--json bench/results/confidence.json]
 
-Real queries come from the demo corpus: every abstract sentence of six words or more, every title, and the
-first three content words of every title, each run with its own paper excluded (a draft is not in the corpus it
-searches). Nonsense: random letter strings, salads of everyday English words (the vocabulary of the off-topic
-texts), and off-topic English (bench/data/confidence/off_topic_en.txt: recipes, sport, weather, travel, ...,
-whole and sentence by sentence). For the multilingual scale: queries in German, French, Spanish and Chinese on
-the corpus's topics and off them (bench/data/confidence/other_languages.json).
+Real queries: every abstract sentence of six words or more of the demo corpus and every title, each run with
+its own paper excluded (a draft is not in the corpus it searches); the 80 citation passages of
+bench/data/crosslang in English, Chinese and German (passage mode); and a few queries on the corpus's topics in
+German, French, Spanish and Chinese (bench/data/confidence/other_languages.json). Nonsense: random letter
+strings, salads of everyday English words (the vocabulary of the off-topic texts), off-topic English
+(bench/data/confidence/off_topic_en.txt: recipes, sport, weather, travel, ..., whole and sentence by
+sentence), and off-topic text in those other languages. The first three content words of each title are
+reported too (short keyword queries), not calibrated on.
 
 Each scale's threshold (English: MiniLM cosine; multilingual: a non-English query's cosine under the
-multilingual encoder; random strings are often taken for another language) is chosen on the even positions of
-each kind, real ones (abstract sentences, titles, on-topic queries in other languages) against nonsense ones,
-to maximise balanced accuracy, the mean over kinds of the share judged right, and checked on the odd
-positions. The table then gives how many queries of each kind `recommender.confidence` flags with its
-constants. Three-word title queries are reported, not calibrated on.
+multilingual encoder; random strings are often taken for another language) is chosen on a tuning half of each
+kind (even positions; xl001-xl040 of the passages) to maximise balanced accuracy, the mean over kinds of the
+share judged right, and checked on the other half. The table gives how many queries of each kind
+`recommender.confidence` flags with its constants.
 """
 from __future__ import annotations
 
@@ -32,30 +33,40 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pages.ui.demo import demo_papers, ensure_demo_index  # noqa: E402
 from recommender import confidence  # noqa: E402
-from recommender.demo import demo_papers, ensure_demo_index  # noqa: E402
 from recommender.query import Query  # noqa: E402
 from recommender.recommender import Recommender  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "confidence"
 SEED = 16
 RANDOM_QUERIES = 300
-REAL_KINDS = ("abstract sentence", "title")
-NONSENSE_KINDS = ("random letters", "word salad", "off-topic English")
+REAL_KINDS = ("abstract sentence", "title", "citation passage (en)", "citation passage (zh)",
+              "citation passage (de)", "other languages, on topic")
+NONSENSE_KINDS = ("random letters", "word salad", "off-topic English", "other languages, off topic")
+CROSSLANG = Path(__file__).resolve().parent / "data" / "crosslang" / "queries.jsonl"
+CROSSLANG_TUNING_HALF = 40  # xl001-xl040 tune, xl041-xl080 check (bench/data/crosslang, docs/benchmarks.md)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _STOP = {"a", "an", "the", "of", "for", "and", "in", "on", "to", "with", "by", "from", "via", "as", "at", "is"}
 
 
-def real_queries(papers) -> dict[str, list[tuple[str, str]]]:
-    """(text, id of the paper it came from) per kind."""
-    sentences = [(s, p.id) for p in papers for s in _SENTENCE_RE.split(p.abstract) if len(s.split()) >= 6]
-    titles = [(p.title, p.id) for p in papers if p.title]
-    words = [(" ".join([w for w in re.findall(r"[\w-]+", p.title) if w.lower() not in _STOP][:3]), p.id)
+def draft(text: str, own_id: str = "") -> Query:
+    """A title-and-abstract query; the paper it was taken from (if any) may not be returned."""
+    return Query(abstract=text, k=10, exclude={own_id} if own_id else set())
+
+
+def real_queries(papers) -> dict[str, list[Query]]:
+    sentences = [draft(s, p.id) for p in papers for s in _SENTENCE_RE.split(p.abstract) if len(s.split()) >= 6]
+    titles = [draft(p.title, p.id) for p in papers if p.title]
+    words = [draft(" ".join([w for w in re.findall(r"[\w-]+", p.title) if w.lower() not in _STOP][:3]), p.id)
              for p in papers if p.title]
-    return {"abstract sentence": sentences, "title": titles, "title words (3)": words}
+    passages = [json.loads(line) for line in CROSSLANG.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {"abstract sentence": sentences, "title": titles, "title words (3)": words,
+            **{f"citation passage ({lang})": [Query(context=q[lang], k=10) for q in passages]
+               for lang in ("en", "zh", "de")}}
 
 
-def nonsense_queries(rng: random.Random) -> dict[str, list[tuple[str, str]]]:
+def nonsense_queries(rng: random.Random) -> dict[str, list[Query]]:
     passages = [line.strip() for line in (DATA / "off_topic_en.txt").read_text(encoding="utf-8").splitlines()
                 if line.strip()]
     off_topic = passages + [s for p in passages for s in _SENTENCE_RE.split(p) if len(s.split()) >= 4]
@@ -67,19 +78,19 @@ def nonsense_queries(rng: random.Random) -> dict[str, list[tuple[str, str]]]:
 
     strings = ["zzzzqqq xxyyzz"] + [letters() for _ in range(RANDOM_QUERIES - 1)]
     salads = [" ".join(rng.choices(vocabulary, k=rng.randint(3, 25))) for _ in range(RANDOM_QUERIES)]
-    return {"random letters": [(q, "") for q in strings], "word salad": [(q, "") for q in salads],
-            "off-topic English": [(q, "") for q in off_topic]}
+    return {"random letters": [draft(q) for q in strings], "word salad": [draft(q) for q in salads],
+            "off-topic English": [draft(q) for q in off_topic]}
 
 
-def other_language_queries() -> dict[str, list[tuple[str, str]]]:
+def other_language_queries() -> dict[str, list[Query]]:
     data = json.loads((DATA / "other_languages.json").read_text(encoding="utf-8"))
-    return {"other languages, on topic": [(q, "") for q in data["on_topic"]],
-            "other languages, off topic": [(q, "") for q in data["off_topic"]]}
+    return {"other languages, on topic": [draft(q) for q in data["on_topic"]],
+            "other languages, off topic": [draft(q) for q in data["off_topic"]]}
 
 
-def top_closeness(engine: Recommender, text: str, own_id: str) -> tuple[float, str, bool]:
+def top_closeness(engine: Recommender, query: Query) -> tuple[float, str, bool]:
     """(best closeness of the ten results, its scale, flagged weak by recommender.confidence)."""
-    recs = engine.recommend(Query(abstract=text, k=10, exclude={own_id} if own_id else set()))
+    recs = engine.recommend(query)
     return confidence.best_closeness(recs), confidence.scale(recs[0]), confidence.is_weak_match(recs)
 
 
@@ -99,6 +110,14 @@ def balanced_accuracy(real: list[np.ndarray], nonsense: list[np.ndarray], cut: f
     return float(np.mean(kinds))
 
 
+def half(kind: str, tuning: bool) -> slice:
+    """The queries of a kind that choose the threshold (tuning) or check it: even and odd positions, or for
+    the cross-language passages the set's own halves."""
+    if kind.startswith("citation passage"):
+        return slice(None, CROSSLANG_TUNING_HALF) if tuning else slice(CROSSLANG_TUNING_HALF, None)
+    return slice(0, None, 2) if tuning else slice(1, None, 2)
+
+
 def on_scale(rows: list[tuple[float, str, bool]], scale: str, half: slice) -> np.ndarray:
     return np.array([cosine for cosine, s, _ in rows[half] if s == scale])
 
@@ -114,39 +133,40 @@ def main() -> None:
     kinds = {**real_queries(demo_papers()), **nonsense_queries(random.Random(SEED)), **other_language_queries()}
     rows = {}
     for kind, queries in kinds.items():
-        rows[kind] = [top_closeness(engine, text, own) for text, own in queries]
+        rows[kind] = [top_closeness(engine, query) for query in queries]
         print(f"{kind}: {len(queries)} queries", file=sys.stderr)
-    real_kinds = [k for k in kinds if k in REAL_KINDS or k.endswith("on topic")]
-    nonsense_kinds = [k for k in kinds if k in NONSENSE_KINDS or k.endswith("off topic")]
 
     calibration = {}
     for scale in confidence.WEAK_MATCH_COSINE:
-        def split(half):
-            return ([on_scale(rows[k], scale, half) for k in real_kinds],
-                    [on_scale(rows[k], scale, half) for k in nonsense_kinds])
-        cut, accuracy = best_threshold(*split(slice(0, None, 2)))
+        def split(tuning: bool):
+            return ([on_scale(rows[k], scale, half(k, tuning)) for k in REAL_KINDS],
+                    [on_scale(rows[k], scale, half(k, tuning)) for k in NONSENSE_KINDS])
+        cut, accuracy = best_threshold(*split(True))
         constant = confidence.WEAK_MATCH_COSINE[scale]
-        calibration[scale] = {"best_cut_even_half": cut, "balanced_accuracy_even_half": round(accuracy, 4),
+        calibration[scale] = {"best_cut_tuning_half": cut, "balanced_accuracy_tuning_half": round(accuracy, 4),
                               "constant": constant,
-                              "balanced_accuracy_odd_half_at_constant":
-                                  round(balanced_accuracy(*split(slice(1, None, 2)), constant), 4)}
-        print(f"{scale} scale: best cut on the even half {cut:.2f} (balanced accuracy {accuracy:.3f}); "
-              f"constant {constant:.2f}, balanced accuracy on the odd half "
-              f"{calibration[scale]['balanced_accuracy_odd_half_at_constant']:.3f}")
+                              "balanced_accuracy_check_half_at_constant":
+                                  round(balanced_accuracy(*split(False), constant), 4)}
+        print(f"{scale} scale: best cut on the tuning half {cut:.2f} (balanced accuracy {accuracy:.3f}); "
+              f"constant {constant:.2f}, balanced accuracy on the check half "
+              f"{calibration[scale]['balanced_accuracy_check_half_at_constant']:.3f}")
 
     table = {}
-    print("\n| Queries | Kind | n (English / multilingual scale) | Flagged weak | Best cosine: p5 / median / p95 |")
-    print("|---|---|---|---:|---|")
+    print("\n| Queries | Kind | n (English / multilingual scale) | Flagged weak | Best result strong "
+          "| Best cosine: p5 / median / p95 |")
+    print("|---|---|---|---:|---:|---|")
     for kind, found in rows.items():
         cosines = np.array([c for c, _, _ in found])
         flagged = sum(f for _, _, f in found)
+        strong = sum(c >= confidence.STRONG_MATCH_COSINE[s] for c, s, _ in found)
         multilingual = sum(s == "multilingual" for _, s, _ in found)
         p5, p50, p95 = np.percentile(cosines, [5, 50, 95])
         table[kind] = {"queries": len(found), "multilingual_scale": multilingual, "flagged": flagged,
+                       "best_result_strong": int(strong),
                        "cosine_p5_p50_p95": [round(float(x), 3) for x in (p5, p50, p95)]}
-        role = "real" if kind in real_kinds else "nonsense" if kind in nonsense_kinds else "real (not calibrated on)"
+        role = "real" if kind in REAL_KINDS else "nonsense" if kind in NONSENSE_KINDS else "real (not calibrated on)"
         print(f"| {role} | {kind} | {len(found) - multilingual} / {multilingual} | {flagged} "
-              f"({flagged / len(found):.1%}) | {p5:.2f} / {p50:.2f} / {p95:.2f} |")
+              f"({flagged / len(found):.1%}) | {strong / len(found):.0%} | {p5:.2f} / {p50:.2f} / {p95:.2f} |")
     print(f"\n{time.time() - started:.0f} s on {platform.machine()}, Python {platform.python_version()}",
           file=sys.stderr)
 
