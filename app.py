@@ -1,7 +1,7 @@
 """The citation recommender web app: `streamlit run app.py`."""
 import streamlit as st
 
-from pages import access, shelves
+from pages.ui import access, shelves
 
 st.set_page_config(page_title="Citation recommender", page_icon=":material/menu_book:", layout="wide")
 

@@ -25,9 +25,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from pages import common  # noqa: E402
-from recommender import corpora  # noqa: E402
-from recommender.demo import DEMO_CORPUS  # noqa: E402
+from pages.ui import common, corpora  # noqa: E402
+from pages.ui.demo import DEMO_CORPUS  # noqa: E402
 
 
 def rss_mib() -> float:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import access, common
-from recommender.graph_view import citation_graph, figure
+from pages.ui import access, common
+from pages.ui.graph_view import citation_graph, figure
 
 access.require()
 st.title("Citation graph")

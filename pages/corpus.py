@@ -9,8 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import access, common, shelves
-from recommender import corpora
+from pages.ui import access, common, corpora, shelves
 from recommender.learned import describe_learned
 from recommender.loaders import CorpusError, LoadResult, load_corpus
 

@@ -7,7 +7,7 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import access
+from pages.ui import access
 
 SUMMARY = {"mrr": "MRR", "map": "MAP", "ndcg@10": "nDCG@10"}
 CURVES = {"recall": "Recall@k", "precision": "Precision@k", "f1": "F1@k"}

@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import streamlit as st
 
-from pages import access, common
+from pages.ui import access, common
 from recommender import confidence
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.language import corpus_languages

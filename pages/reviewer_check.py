@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import access, common
+from pages.ui import access, common
 from recommender.reference_text import decode_reference_bytes
 from recommender.reviewer import parse_references
 from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip

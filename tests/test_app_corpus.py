@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 from app_helpers import ask, open_app
-from recommender import corpora
+
+from pages.ui import corpora
 from recommender.index import Index
 
 PAGE = "pages/corpus.py"

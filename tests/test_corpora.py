@@ -4,7 +4,8 @@ import time
 
 import pytest
 
-from recommender import corpora, index_files
+from pages.ui import corpora
+from recommender import index_files
 from recommender.index import Index
 from recommender.paper import Paper
 

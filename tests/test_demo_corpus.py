@@ -1,7 +1,7 @@
 """The built-in demo corpus is sound data, loadable by the normal loader."""
 from collections import Counter
 
-from recommender.demo import DEMO_CORPUS
+from pages.ui.demo import DEMO_CORPUS
 from recommender.loaders import load_corpus
 from recommender.references import normalize_title
 

@@ -13,7 +13,7 @@ import pytest
 import rispy
 from bibtexparser import middlewares as mw
 
-from recommender.demo import demo_papers
+from pages.ui.demo import demo_papers
 from recommender.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
                                 to_csv, to_ris)
 from recommender.loaders import load_corpus

@@ -2,7 +2,7 @@
 import networkx as nx
 import pytest
 
-from recommender.graph_view import (MAX_NODES, QUERY, UNKNOWN_COLOUR, author_clusters, citation_graph, figure,
+from pages.ui.graph_view import (MAX_NODES, QUERY, UNKNOWN_COLOUR, author_clusters, citation_graph, figure,
                                     hover_text, node_colours)
 from recommender.query import Query
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from recommender.demo import DEMO_CORPUS
+from pages.ui.demo import DEMO_CORPUS
 from recommender.paper import Paper
 from recommender.publication_kind import KINDS, arxiv_id, publication_kind, venue_kind
 

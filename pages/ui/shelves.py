@@ -18,8 +18,7 @@ import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from pages import common
-from recommender import corpora
+from pages.ui import common, corpora
 
 SWEEP_EVERY_S = 300
 GRACE_S = 15 * 60  # a session whose connection dropped can come back for 2 minutes (Streamlit's default)

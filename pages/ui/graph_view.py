@@ -8,9 +8,9 @@ import networkx as nx
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from .authors import author_key
-from .index import Index
-from .query import Recommendation
+from recommender.authors import author_key
+from recommender.index import Index
+from recommender.query import Recommendation
 
 MAX_NODES = 200
 QUERY = "query"

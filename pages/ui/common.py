@@ -10,8 +10,9 @@ from urllib.parse import quote
 
 import streamlit as st
 
-from recommender import confidence, corpora
-from recommender.demo import ensure_demo_index
+from pages.ui import corpora
+from pages.ui.demo import ensure_demo_index
+from recommender import confidence
 from recommender.export import export
 from recommender.index import Index
 from recommender.paper import Paper

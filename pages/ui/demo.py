@@ -1,7 +1,7 @@
 """The built-in demo corpus: indexed on first use, reused afterwards.
 
 Its embeddings ship in assets/demo_embeddings.npz and seed the index's embedding cache, so the
-first start only loads the models and builds the small indexes. `python -m recommender.demo`
+first start only loads the models and builds the small indexes. `python -m pages.ui.demo`
 rebuilds the demo index and rewrites that file after the corpus changes.
 """
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import index_files
-from .embedding_cache import EmbeddingCache, text_key
-from .encoders import DEFAULT_MAX_TOKENS, get_encoder
-from .gloss import WORDS_FILE as GLOSSARY
-from .index import Progress, build_index
-from .paper import Paper
+from recommender import index_files
+from recommender.embedding_cache import EmbeddingCache, text_key
+from recommender.encoders import DEFAULT_MAX_TOKENS, get_encoder
+from recommender.gloss import WORDS_FILE as GLOSSARY
+from recommender.index import Progress, build_index
+from recommender.paper import Paper
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
 DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
 ENCODERS = ("sbert", "multilingual")

@@ -12,7 +12,7 @@ import hmac
 
 import streamlit as st
 
-from pages.shelves import settings
+from pages.ui.shelves import settings
 
 GRANTED = "access_granted"
 

@@ -17,11 +17,10 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from . import index_files
-from .demo import PROJECT_ROOT
-from .index import Index, Progress, add_to_index, build_index
-from .paper import Paper
-
+from pages.ui.demo import PROJECT_ROOT
+from recommender import index_files
+from recommender.index import Index, Progress, add_to_index, build_index
+from recommender.paper import Paper
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
 OWNER_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
