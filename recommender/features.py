@@ -29,6 +29,9 @@ import numpy as np
 
 from .expand import seed_weights
 from .lexical import analyze
+from .pool import CandidatePool
+from .reader import QueryReader
+from .retrieve import DenseRetriever, LexicalRetriever
 
 FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
@@ -61,7 +64,7 @@ class FeatureExtractor:
     A signal the pool's method left out (BM25, the query vector) is computed with the same `lexical` retriever,
     `reader` (`reader.QueryReader`) and `dense` retrievers (one per field) as the pool's."""
 
-    def __init__(self, index, lexical, reader, dense):
+    def __init__(self, index, lexical: LexicalRetriever, reader: QueryReader, dense: dict[str, DenseRetriever]):
         self.index, self.lexical, self.reader, self.dense = index, lexical, reader, dense
         self._title_terms: dict[int, frozenset[str]] = {}
         postings = index.lexical.model.scores
@@ -84,7 +87,7 @@ class FeatureExtractor:
             return int(query.year_max)
         return self._newest_year
 
-    def compute(self, pool) -> np.ndarray:
+    def compute(self, pool: CandidatePool) -> np.ndarray:
         """(candidates x FEATURES) float32 matrix for the pool."""
         index, query = self.index, pool.query
         cands = np.asarray(pool.candidates, dtype=np.int64)
