@@ -1,6 +1,6 @@
 """Weak-match threshold: how close the best result is for real queries and for nonsense, on the demo corpus.
 
-    python bench/confidence.py [--index DIR] [--json bench/results/confidence.json]
+    python -m bench.confidence [--index DIR] [--json bench/results/confidence.json]
 
 Real queries: every abstract sentence of six words or more of the demo corpus and every title, each run with
 its own paper excluded (a draft is not in the corpus it searches); the 80 citation passages of
@@ -31,12 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pages.ui.demo import demo_papers, ensure_demo_index  # noqa: E402
-from recommender import confidence  # noqa: E402
-from recommender.query import Query  # noqa: E402
-from recommender.recommender import Recommender  # noqa: E402
+from pages.ui.demo import demo_papers, ensure_demo_index
+from recommender import confidence
+from recommender.query import Query
+from recommender.recommender import Recommender
 
 DATA = Path(__file__).resolve().parent / "data" / "confidence"
 SEED = 16

@@ -1,6 +1,6 @@
 """Memory and disk of a lab server while private imports come and go.
 
-    python bench/lab_uploads.py [--cycles 12] [--papers 100] [--index DIR]
+    python -m bench.lab_uploads [--cycles 12] [--papers 100] [--index DIR]
 
 In one process, as in one server: each cycle opens a new session of the real app (AppTest, the app's own
 caches), uploads a corpus file on the Corpus page (the first --papers demo papers under new ids), builds it
@@ -14,13 +14,11 @@ import argparse
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402

@@ -1,6 +1,6 @@
 """Lab server load: N browser sessions open the same deep link at the same moment.
 
-    python bench/load.py [--sessions 20] [--returning] [--static-proxy] [--index DIR] [--root CHECKOUT]
+    python -m bench.load [--sessions 20] [--returning] [--static-proxy] [--index DIR] [--root CHECKOUT]
 
 Starts `streamlit run app.py` on a free local port (on the demo corpus unless --index is given) and warms
 it with one session that answers another query (models loaded, as on a server that has been up for a

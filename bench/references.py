@@ -1,7 +1,7 @@
 """Reference lists as a reviewer copies them out of a PDF, and how well they are matched to the corpus.
 
-    python bench/references.py generate --seed 2 --out bench/data/reference_lists
-    python bench/references.py evaluate [--lists bench/data/reference_lists | --seeds 10:30] [--baseline REV]
+    python -m bench.references generate --seed 2 --out bench/data/reference_lists
+    python -m bench.references evaluate [--lists bench/data/reference_lists | --seeds 10:30] [--baseline REV]
 
 `generate` writes one list per citation style (ACM, APA, IEEE, Springer, Chicago, Nature) and variant
 (numbered, unnumbered) from the demo corpus's facts: about 20 corpus papers and 5 references the corpus
@@ -25,11 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from recommender.paper import Paper
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from recommender.paper import Paper  # noqa: E402
-
 CORPUS = ROOT / "assets" / "demo_corpus.jsonl"
 STYLES = ["acm", "apa", "ieee", "springer", "chicago", "nature"]
 NUMBER_FORMATS = {"acm": "[{}]", "ieee": "[{}]", "springer": "{}.", "nature": "{}.", "apa": "{}.", "chicago": "({})"}

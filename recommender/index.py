@@ -15,7 +15,7 @@ from annoy import AnnoyIndex
 
 from . import index_files as files
 from .authors import author_key
-from .config import ANNOY_TREES
+from .config import ANNOY_TREES, BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from .embedding_cache import EmbeddingCache, embed_with_cache
 from .encoders import DEFAULT_MAX_TOKENS, get_encoder
 from .gloss import Glossary
@@ -106,6 +106,7 @@ def _build_locked(papers: list[Paper], root: Path, *, max_tokens: int = DEFAULT_
         info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
                 "software": _software_versions(),
                 "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
+                "bm25": {"k1": BM25_K1, "b": BM25_B, "method": BM25_METHOD, "stopwords": sorted(BM25_STOPWORDS)},
                 "source": source or {}}
         return files.publish(root, staging, info)
     except BaseException:

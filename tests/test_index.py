@@ -35,6 +35,7 @@ def test_build_publishes_a_verified_version_and_loads(small_index, corpus_record
     assert manifest["papers"] == len(corpus_records)
     assert manifest["edges"] == sum(len(r["references"]) for r in corpus_records)
     assert {"papers.sqlite", "dense.npy", "dense.ann", "graph.npz", "meta.json"} <= set(manifest["files"])
+    assert manifest["bm25"]["k1"] > 0 and "the" in manifest["bm25"]["stopwords"]  # the analyzer is on record
     index = Index.load(small_index)
     assert len(index) == len(corpus_records)
     assert index.papers([index.position["ir3"]])[0].title == corpus_records[9]["title"]
