@@ -100,7 +100,7 @@ def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], 
     except index_files.IndexError_:
         pass
     if seed_cache and seed_cache.is_file():
-        seed(index_files.cache_dir(root) / "embeddings.sqlite", seed_cache)
+        seed(index_files.embedding_cache_path(root), seed_cache)
     papers, seen = [], set()
     for path in corpus_files:
         loaded = load_corpus(path).papers

@@ -65,10 +65,10 @@ def is_user_corpus(directory: Path, shelf: Path | None = None) -> bool:
 
 def _seed_cache(base: Path, target: Path) -> None:
     """Copy the base index's embedding cache, so its papers are not embedded again."""
-    source = index_files.cache_dir(base) / "embeddings.sqlite"
+    source = index_files.embedding_cache_path(base)
     if not source.is_file():
         return
-    destination = index_files.cache_dir(target) / "embeddings.sqlite"
+    destination = index_files.embedding_cache_path(target)
     destination.parent.mkdir(parents=True, exist_ok=True)
     src, dst = sqlite3.connect(f"file:{source}?mode=ro", uri=True), sqlite3.connect(destination)
     try:

@@ -36,7 +36,7 @@ def demo_papers() -> list[Paper]:
 
 
 def _cache(root: Path) -> EmbeddingCache:
-    return EmbeddingCache(index_files.cache_dir(root) / "embeddings.sqlite")
+    return EmbeddingCache(index_files.embedding_cache_path(root))
 
 
 def _seed_cache(root: Path) -> None:
