@@ -89,8 +89,8 @@ def other_language_queries() -> dict[str, list[Query]]:
 
 def top_closeness(engine: Recommender, query: Query) -> tuple[float, str, bool]:
     """(best closeness of the ten results, its scale, flagged weak by recommender.confidence)."""
-    recs = engine.recommend(query)
-    return confidence.best_closeness(recs), confidence.scale(recs[0]), confidence.is_weak_match(recs)
+    report = confidence.assess(engine, query, engine.recommend(query))
+    return report.best, report.scale, report.weak
 
 
 def best_threshold(real: list[np.ndarray], nonsense: list[np.ndarray]) -> tuple[float, float]:

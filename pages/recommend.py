@@ -130,28 +130,29 @@ def run_query(directory: str) -> None:
         st.session_state.pop("results", None)
         return
     started = time.perf_counter()
-    recs, papers, language = answer(directory, common.version_of(directory), prepared.query,
-                                    common.recommender(directory))
+    recs, papers, language, matches = answer(directory, common.version_of(directory), prepared.query,
+                                             common.recommender(directory))
     st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
-                                   "language": language, "recs": recs, "papers": papers,
+                                   "language": language, "recs": recs, "papers": papers, "matches": matches,
                                    "seconds": time.perf_counter() - started}
     share_link(prepared.query)
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl="1h")
-def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, list, str]:
-    """Recommendations, their papers and the language note for a query on one version of a corpus.
+def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, list, str, confidence.MatchReport]:
+    """Recommendations, their papers, the language note and how close each paper is, for a query on one
+    version of a corpus.
 
     Sessions asking the same (a link sent round the lab) share one computation; each gets its own copy.
     """
     result = _engine.recommend(query)
-    return result.recommendations, result.papers, language_note(result.route, directory)
+    return (result.recommendations, result.papers, language_note(result.route, directory),
+            confidence.assess(_engine, query, result))
 
 
-def weak_match_notice(recs) -> str:
+def weak_match_notice(matches: confidence.MatchReport) -> str:
     """What the page says when no result is close to the query's text."""
-    best = confidence.best_closeness(recs)
-    cut = confidence.WEAK_MATCH_COSINE[confidence.scale(recs[0])]
+    best, cut = matches.best, confidence.WEAK_MATCH_COSINE[matches.scale]
     return (f"**Nothing in this corpus is close to your text.** The closest paper has a cosine of {best:.2f} to it; "
             f"texts on this corpus's topics reach {cut:.2f} or more. The papers below are only the nearest ones: "
             "check that the text is what you meant to paste, or import a corpus on your topic (Corpus page).")
@@ -167,14 +168,14 @@ def show_results(results: dict) -> None:
     if not recs:
         st.info("No paper matches this text and these filters. Try fewer filters or other words.")
         return
-    weak = confidence.is_weak_match(recs)
-    if weak:
-        st.warning(weak_match_notice(recs), icon=":material/search_off:")
-    st.subheader(f"{len(recs)} nearest papers (weak match)" if weak else f"{len(recs)} recommendations")
+    matches = results["matches"]
+    if matches.weak:
+        st.warning(weak_match_notice(matches), icon=":material/search_off:")
+    st.subheader(f"{len(recs)} nearest papers (weak match)" if matches.weak else f"{len(recs)} recommendations")
     st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
     st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
-    for rec, paper in zip(recs, papers):
-        common.result_card(rec, paper, select_key=f"sel:{rec.paper_id}")
+    for rec, paper, match in zip(recs, papers, matches.matches):
+        common.result_card(rec, paper, match, select_key=f"sel:{rec.paper_id}")
     with st.sidebar:
         selected = [p for p in papers if st.session_state.get(f"sel:{p.id}")]
         common.export_panel(papers, selected, key="rec_export")

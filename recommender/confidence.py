@@ -1,20 +1,28 @@
-"""How close the recommendations are to the query's text: a strength label per result and a weak-match flag.
+"""How close the recommendations are to the query's text: a strength per result and a weak-match flag.
 
-Closeness is the cosine between the query and a paper under the encoder that served the query: the "dense"
-score component of a `Recommendation`. It is on an absolute scale (unlike the fused score, which mixes BM25
-scaled to the best hit of each query, and unlike a learned reranker's score), so a query with no close paper
-in the corpus shows as one. A non-English query answered through the multilingual field (its components then
-hold a "gloss" cosine too) is judged on the multilingual encoder's own, lower, scale.
+Closeness is the cosine between the query and a paper under a fixed base encoder: all-MiniLM-L6-v2 for a
+query answered by the English pipeline, multilingual USE for one answered through the multilingual field.
+It is an absolute scale, unlike the fused score (BM25 scaled to each query's best hit, graph support) or a
+learned reranker's score, so a query with no close paper in the corpus shows as one. When a citation-tuned
+encoder head (`train`) ranked the papers, closeness is still measured with the base encoder: the tuned
+cosines run higher (bench/confidence.py on a trained demo index) and would need their own thresholds per index.
 
-The thresholds are calibrated by `bench/confidence.py` on the demo corpus (docs/benchmarks.md,
-"Weak-match threshold"): real queries built from the corpus's abstracts and titles against random letter
-strings, word salads and off-topic text.
+The thresholds are calibrated by `bench/confidence.py` on the demo corpus (docs/benchmarks.md, "Weak-match
+threshold"): real queries (abstract sentences, titles, the benchmark's citation passages in three languages)
+against random letter strings, word salads and off-topic text.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .query import Recommendation
+import numpy as np
+
+from .config import DEFAULT
+from .query import Query, RecommendResult
+
+if TYPE_CHECKING:
+    from .recommender import Recommender
 
 # Below this cosine a paper is not close to the query; when no result reaches it, the whole match is weak.
 # bench/confidence.py: balanced accuracy 0.99 (English) and 1.00 (multilingual) on its check half.
@@ -25,35 +33,42 @@ STRONG_MATCH_COSINE = {"english": 0.50, "multilingual": 0.50}
 STRENGTHS = ("strong", "fair", "weak")
 
 
-def scale(rec: Recommendation) -> str:
-    """"multilingual" when a non-English query was answered through the multilingual field, else "english"."""
-    return "multilingual" if "gloss" in rec.components else "english"
+@dataclass(frozen=True)
+class Match:
+    """How close one recommended paper is to the query."""
+
+    closeness: float  # cosine under the scale's base encoder
+    strength: str     # one of STRENGTHS
 
 
-def closeness(rec: Recommendation) -> float | None:
-    """The query–paper cosine; None when the pipeline ran without the dense signal."""
-    value = rec.components.get("dense")
-    return None if value is None else float(value)
+@dataclass(frozen=True)
+class MatchReport:
+    """Closeness of every recommendation of one query, in rank order."""
+
+    scale: str  # "english" or "multilingual"
+    matches: list[Match]
+
+    @property
+    def best(self) -> float | None:
+        return max((m.closeness for m in self.matches), default=None)
+
+    @property
+    def weak(self) -> bool:
+        """True when no recommendation is close to the query (False when there are none)."""
+        return bool(self.matches) and all(m.strength == "weak" for m in self.matches)
 
 
-def strength(rec: Recommendation) -> str | None:
-    """"strong", "fair" or "weak" (one of `STRENGTHS`); None when closeness is unknown."""
-    value = closeness(rec)
-    if value is None:
-        return None
-    if value >= STRONG_MATCH_COSINE[scale(rec)]:
+def strength(closeness: float, scale: str) -> str:
+    """"strong", "fair" or "weak" for a cosine on a scale ("english" or "multilingual")."""
+    if closeness >= STRONG_MATCH_COSINE[scale]:
         return "strong"
-    return "fair" if value >= WEAK_MATCH_COSINE[scale(rec)] else "weak"
+    return "fair" if closeness >= WEAK_MATCH_COSINE[scale] else "weak"
 
 
-def best_closeness(recs: Sequence[Recommendation]) -> float | None:
-    """The highest closeness among the recommendations; None when none is known."""
-    known = [v for v in (closeness(r) for r in recs) if v is not None]
-    return max(known) if known else None
-
-
-def is_weak_match(recs: Sequence[Recommendation]) -> bool:
-    """True when no recommendation is close to the query (every known closeness below the weak threshold);
-    False for an empty list or when closeness is unknown."""
-    best = best_closeness(recs)
-    return best is not None and best < WEAK_MATCH_COSINE[scale(recs[0])]
+def assess(engine: Recommender, query: Query, result: RecommendResult) -> MatchReport:
+    """The closeness of each recommendation `engine` gave for `query`. The query's vector comes from the
+    engine's reader, whose cache already holds it: the cost is one dot product per result."""
+    field, scale = ("multilingual", "multilingual") if result.route.multilingual else ("dense", "english")
+    positions = np.array([engine.index.position[r.paper_id] for r in result], dtype=np.int64)
+    cosines = engine.dense[field].similarity(engine.reader.vector(query, DEFAULT, field), positions)
+    return MatchReport(scale, [Match(float(c), strength(float(c), scale)) for c in cosines])

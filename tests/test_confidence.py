@@ -1,9 +1,14 @@
 """Honest confidence: a query with no close paper is flagged as a weak match, in the engine and on the page."""
 from __future__ import annotations
 
+import numpy as np
+
 from app_helpers import ask, open_app
 from recommender import confidence
-from recommender.query import Query, Recommendation
+from recommender.config import DEFAULT
+from recommender.query import Query
+from recommender.recommender import Recommender
+from recommender.training.encoder import train_head
 
 NONSENSE = "zzzzqqq xxyyzz"
 REAL_TITLE = "Citation recommendation"
@@ -11,36 +16,57 @@ REAL_TEXT = "We recommend references for a draft paper from its abstract."
 NOTICE = "Nothing in this corpus is close to your text"
 
 
-def test_nonsense_is_a_weak_match_and_a_real_query_is_not(small_recommender):
-    nonsense = small_recommender.recommend(Query(abstract=NONSENSE))
-    assert len(nonsense) == 10  # the engine still answers ...
-    assert confidence.is_weak_match(nonsense)  # ... but nothing it found is close
-    assert {confidence.strength(r) for r in nonsense} == {"weak"}
-    assert confidence.best_closeness(nonsense) < confidence.WEAK_MATCH_COSINE["english"]
+def assess(engine: Recommender, query: Query) -> confidence.MatchReport:
+    return confidence.assess(engine, query, engine.recommend(query))
 
-    real = small_recommender.recommend(Query(title=REAL_TITLE, abstract=REAL_TEXT))
-    assert not confidence.is_weak_match(real)
-    assert confidence.strength(real[0]) == "strong"
-    assert confidence.best_closeness(real) > confidence.best_closeness(nonsense) + 0.3
+
+def test_nonsense_is_a_weak_match_and_a_real_query_is_not(small_recommender):
+    query = Query(abstract=NONSENSE)
+    nonsense = assess(small_recommender, query)
+    assert len(nonsense.matches) == 10  # the engine still answers ...
+    assert nonsense.weak and {m.strength for m in nonsense.matches} == {"weak"}  # ... but nothing is close
+    assert nonsense.scale == "english" and nonsense.best < confidence.WEAK_MATCH_COSINE["english"]
+    # on the English pipeline of an untrained index, closeness is the "dense" score component
+    recs = small_recommender.recommend(query)
+    assert np.allclose([m.closeness for m in nonsense.matches], [r.components["dense"] for r in recs], atol=1e-5)
+
+    real = assess(small_recommender, Query(title=REAL_TITLE, abstract=REAL_TEXT))
+    assert not real.weak and real.matches[0].strength == "strong"
+    assert real.best > nonsense.best + 0.3
 
 
 def test_a_real_query_in_another_language_is_judged_on_the_multilingual_scale(small_recommender):
-    german = "Wir empfehlen Literaturangaben für den Entwurf eines Artikels."
-    recs = small_recommender.recommend(Query(abstract=german))
-    assert confidence.scale(recs[0]) == "multilingual"
-    assert not confidence.is_weak_match(recs)
+    german = assess(small_recommender, Query(abstract="Wir empfehlen Literaturangaben für den Entwurf eines Artikels."))
+    assert german.scale == "multilingual" and not german.weak
+    off_topic = assess(small_recommender, Query(abstract="Heize den Ofen vor und schlage die Eier mit Zucker."))
+    assert off_topic.scale == "multilingual" and off_topic.weak
 
 
 def test_a_passage_copied_from_a_pdf_is_not_mistaken_for_nonsense(small_recommender):
     passage = ("Dense re-\ntrieval embeds questions and pas-\nsages with two trans-\nformer encoders and searches "
                "them by in-\nner product [CIT].")
-    assert not confidence.is_weak_match(small_recommender.recommend(Query(context=passage)))
+    assert not assess(small_recommender, Query(context=passage)).weak
 
 
-def test_without_the_dense_signal_closeness_is_unknown_and_nothing_is_flagged():
-    rec = Recommendation("x", "A title", [], 2020, "", 0.7, {"lexical": 1.0}, "Shares the terms “a”.")
-    assert confidence.closeness(rec) is None and confidence.strength(rec) is None
-    assert not confidence.is_weak_match([rec]) and not confidence.is_weak_match([])
+def test_a_citation_tuned_encoder_does_not_move_the_scale(small_recommender):
+    """The tuned head ranks, but closeness stays the base encoder's cosine, where the thresholds were set."""
+    index = small_recommender.index
+    head = train_head(np.asarray(index.dense), index.graph, list(range(len(index))), epochs=30, progress=False)
+    tuned = Recommender(index, head=head, encoder=small_recommender.encoder)
+    query = Query(abstract=NONSENSE)
+    assert tuned.route(query).field == "tuned"
+    recs = tuned.recommend(query)
+    report = confidence.assess(tuned, query, recs)
+    base = small_recommender.reader.vector(query, DEFAULT, "dense")
+    expected = [float(index.dense[index.position[r.paper_id]] @ base) for r in recs]
+    assert np.allclose([m.closeness for m in report.matches], expected, atol=1e-5)
+    assert not np.allclose([r.components["dense"] for r in recs], expected, atol=0.01)  # the tuned cosines differ
+    assert report.weak
+    assert not assess(tuned, Query(title=REAL_TITLE, abstract=REAL_TEXT)).weak
+
+
+def test_no_results_is_not_a_weak_match():
+    assert not confidence.MatchReport("english", []).weak and confidence.MatchReport("english", []).best is None
 
 
 def test_the_page_says_so_for_nonsense_and_not_for_a_real_query(app_env):

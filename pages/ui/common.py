@@ -185,9 +185,10 @@ def byline(paper: Paper | Recommendation) -> str:
     return " · ".join(part for part in parts if part)
 
 
-def result_card(rec: Recommendation, paper: Paper, select_key: str | None = None,
-                related: tuple[int, str] | None = None) -> None:
-    """One recommendation: title, byline, closeness bar, explanation, links; a checkbox when `select_key`.
+def result_card(rec: Recommendation, paper: Paper, match: confidence.Match | None = None,
+                select_key: str | None = None, related: tuple[int, str] | None = None) -> None:
+    """One recommendation: title, byline, closeness bar (with `match`, else the score), explanation, links; a
+    checkbox when `select_key`.
 
     The bar is the query–paper cosine on an absolute scale (`recommender.confidence`), the same for every
     query, so a nonsense query shows short bars; a weak result's explanation claims no match.
@@ -201,14 +202,15 @@ def result_card(rec: Recommendation, paper: Paper, select_key: str | None = None
             head = st.container()
         head.markdown(f"**{rec.rank}\\. {plain(rec.title or '(untitled)')}**")
         head.caption(plain(byline(rec)))
-        value, strength = confidence.closeness(rec), confidence.strength(rec)
-        if value is None:
+        explanation = rec.explanation
+        if match is None:
             st.caption(f"Score {rec.score:.2f}")
         else:
-            label = {"strong": "Close match", "fair": "Partial match", "weak": "Weak match"}[strength]
-            st.progress(min(max(value, 0.0), 1.0), text=f"{label} · closeness {value:.2f} · score {rec.score:.2f}")
-        explanation = (f"Weak match: not close in meaning to your text (cosine {value:.2f})." if strength == "weak"
-                       else rec.explanation)
+            label = {"strong": "Close match", "fair": "Partial match", "weak": "Weak match"}[match.strength]
+            st.progress(min(max(match.closeness, 0.0), 1.0),
+                        text=f"{label} · closeness {match.closeness:.2f} · score {rec.score:.2f}")
+            if match.strength == "weak":
+                explanation = f"Weak match: not close in meaning to your text (cosine {match.closeness:.2f})."
         st.markdown(f":small[{plain(explanation)}]")
         if related:
             number, sentence = related
