@@ -1,0 +1,48 @@
+"""What a whole draft or submission is made of, once read: title, abstract, passages, markers, references."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..references import ReferenceItem
+
+
+@dataclass
+class Marker:
+    """One citation place in a passage: an existing citation, or a placeholder the author left to fill."""
+
+    text: str  # as written: "\\cite{a,b}", "[3, 5–7]", "(Smith, 2020)", "[CIT]", "\\cite{?}"
+    start: int  # character offsets of `text` in the passage's text
+    end: int
+    placeholder: bool  # True for [CIT], \cite{?}, \cite{}, \cite{TODO}, [?] ...
+    references: list[int] = field(default_factory=list)  # positions in Document.references it resolves to
+
+
+@dataclass
+class Passage:
+    """A body paragraph (whitespace normalised, markers kept in the text) and where it starts."""
+
+    text: str
+    markers: list[Marker] = field(default_factory=list)
+    line: int | None = None  # 1-based source line (text formats)
+    page: int | None = None  # 1-based page (PDF)
+    section: str = ""
+
+    @property
+    def where(self) -> dict[str, int]:
+        """{"line": n} or {"page": n}: the location key used in reports."""
+        if self.page is not None:
+            return {"page": self.page}
+        return {"line": self.line or 0}
+
+
+@dataclass
+class Document:
+    """A draft or submission read from PDF, LaTeX, Markdown, plain text or DOCX."""
+
+    title: str
+    abstract: str
+    passages: list[Passage]  # the body: no title, abstract or reference list
+    references: list[ReferenceItem]  # the reference list (the .bib for LaTeX), in document order
+    kind: str  # "pdf", "latex", "markdown", "text" or "docx"
+    source_text: str = ""  # the LaTeX source when kind == "latex" (to fill placeholders), else ""
+    notices: list[str] = field(default_factory=list)  # what the reader could not do, for the user
