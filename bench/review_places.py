@@ -1,0 +1,157 @@
+"""Citation places through `review` against `evaluate`'s direct queries, on ACM-CR development paragraphs.
+
+    python -m bench.review_places --data ../shared/data/acm-cr --index /work/idx/acm-pool [--pool 10000]
+
+For each citing paper of the development half, a LaTeX draft is written into a temporary folder (never into the
+repository): its title, its abstract, and its paragraphs with every [CIT] written `\\cite{?}`. `review` reads the
+draft back and answers every placeholder with local-mode suggestions; the places of one paragraph are merged by
+rank (first suggestions of every place, then the second ones, ...) and scored against the paragraph's cited papers.
+The direct number queries the same index with the whole paragraph, as `evaluate` does. Both run on one pool: the
+papers the paragraphs cite plus a seeded sample of the rest of the corpus (the full 108K corpus takes about 36
+minutes of embedding on 2 cores; `--pool 0` uses it all). Writes bench/results/review_places.json.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import platform
+import random
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from recommender.config import DEFAULT
+from recommender.documents.read import read_document
+from recommender.evaluation.metrics import ndcg_at, recall_at
+from recommender.index import build_index
+from recommender.index_files import IndexError_, current_version
+from recommender.loaders import load_corpus
+from recommender.query import Query
+from recommender.recommender import Recommender
+from recommender.review import DocumentReviewer
+
+K = 10
+RESULTS = Path(__file__).parent / "results" / "review_places.json"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def open_pool(data: Path, root: Path, size: int, queries: list[dict]) -> Recommender:
+    """The pool's index: built on first use (cited papers first, then a seeded sample of the rest)."""
+    try:
+        current_version(root)
+    except IndexError_:
+        papers = load_corpus(data / "corpus.jsonl.gz").papers
+        if size:
+            needed = {pid for q in queries for pid in q["relevant"]} | {q["citing_id"] for q in queries}
+            chosen = [p for p in papers if p.id in needed]
+            rest = [p for p in papers if p.id not in needed]
+            chosen += random.Random(0).sample(rest, max(0, min(len(rest), size - len(chosen))))
+            papers = chosen
+        started = time.time()
+        build_index(papers, root, source={"file": str(data / "corpus.jsonl.gz"), "pool": size})
+        print(f"built a pool of {len(papers)} papers in {time.time() - started:.0f} s", file=sys.stderr)
+    return Recommender.load(root)
+
+
+def latex_draft(title: str, abstract: str, paragraphs: list[str]) -> str:
+    body = "\n\n".join(p.replace("[CIT]", "\\cite{?}") for p in paragraphs)
+    return (f"\\documentclass{{article}}\n\\title{{{title}}}\n\\begin{{document}}\n\\maketitle\n"
+            f"\\begin{{abstract}}\n{abstract}\n\\end{{abstract}}\n\\section{{Introduction}}\n{body}\n"
+            "\\end{document}\n")
+
+
+def merged_by_rank(lists: list[list[str]], k: int) -> list[str]:
+    merged: list[str] = []
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for ranked in lists:
+            if rank < len(ranked) and ranked[rank] not in merged:
+                merged.append(ranked[rank])
+    return merged[:k]
+
+
+def score(ranked: list[str], relevant: set[str]) -> dict:
+    return {"R@10": recall_at(ranked, relevant, K), "nDCG@10": ndcg_at(ranked, relevant, K)}
+
+
+def mean(rows: list[dict]) -> dict:
+    return {key: round(sum(r[key] for r in rows) / len(rows), 4) for key in rows[0]} if rows else {}
+
+
+def run(recommender: Recommender, queries: list[dict], windows: list[int], folder: Path) -> dict:
+    ids = set(recommender.index.ids)
+    by_paper: dict[str, list[dict]] = defaultdict(list)
+    for q in queries:
+        if set(q["relevant"]) & ids:
+            by_paper[q["citing_id"]].append(q)
+    config = DEFAULT.with_(rerank=recommender.reranker is not None)
+    direct, via_review = [], {w: [] for w in windows}
+    reviewers = {w: DocumentReviewer(recommender, window=w) for w in windows}
+    started = {"direct": 0.0, **{w: 0.0 for w in windows}}
+    for n, (citing, rows) in enumerate(sorted(by_paper.items())):
+        first = rows[0]
+        exclude = {citing}
+        t = time.perf_counter()
+        for q in rows:
+            query = Query(title=first["citing_title"], abstract=first["citing_abstract"] or "", context=q["context"],
+                          k=K, exclude=exclude, diversity=0.0)
+            ranking = recommender.rank(query, config)
+            direct.append(score([recommender.index.ids[p] for p in ranking.positions], set(q["relevant"]) & ids))
+        started["direct"] += time.perf_counter() - t
+        path = folder / f"draft{n}.tex"
+        path.write_text(latex_draft(first["citing_title"], first["citing_abstract"] or "",
+                                    [q["context"] for q in rows]), encoding="utf-8")
+        document = read_document(path, path.name)
+        if len(document.passages) != len(rows):
+            raise RuntimeError(f"{path.name}: {len(document.passages)} passages read, {len(rows)} written")
+        for w, reviewer in reviewers.items():
+            t = time.perf_counter()
+            report = reviewer.review(document, place_k=K, exclude=exclude)
+            started[w] += time.perf_counter() - t
+            for passage, q in zip(document.passages, rows):
+                lists = [[s.paper_id for s in p.suggestions] for p in report.places if p.passage is passage]
+                via_review[w].append(score(merged_by_rank(lists, K), set(q["relevant"]) & ids))
+    out = {"queries": len(direct), "citing_papers": len(by_paper), "direct": mean(direct),
+           "seconds": {str(key): round(value, 1) for key, value in started.items()}}
+    for w in windows:
+        out[f"review_window_{w}"] = {**mean(via_review[w]),
+                                     "ratio_R@10": round(mean(via_review[w])["R@10"] / out["direct"]["R@10"], 3)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/acm-cr"))
+    parser.add_argument("--index", type=Path, default=Path("/work/idx/acm-pool"))
+    parser.add_argument("--pool", type=int, default=10_000, help="pool size (0: the whole corpus)")
+    parser.add_argument("--windows", type=int, nargs="+", default=[0, 1], help="sentences of context on each side "
+                                                                                 "of a place")
+    args = parser.parse_args(argv)
+    if not (args.data / "queries.jsonl.gz").is_file():
+        print(f"{args.data} has no ACM-CR queries.jsonl.gz: nothing to run", file=sys.stderr)
+        return 2
+    queries = read_jsonl(args.data / "queries.jsonl.gz")
+    recommender = open_pool(args.data, args.index, args.pool, queries)
+    with tempfile.TemporaryDirectory() as folder:
+        results = run(recommender, queries, args.windows, Path(folder))
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, cpus: {_cpus()}",
+              "pool": len(recommender.index), "results": results}
+    RESULTS.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def _cpus() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

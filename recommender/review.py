@@ -1,0 +1,248 @@
+"""Review a whole draft or submission: its references matched, every citation place answered, uncited claims
+found, and the corpus papers it misses, each tied to the passage where it belongs.
+
+    review = DocumentReviewer(recommender).review(read_document(path))
+    review.to_dict()  # the fixed JSON of `python -m recommender review`
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
+from .config import DEFAULT
+from .documents.model import Document, Marker, Passage
+from .query import CITATION_MARK, Query
+from .recommender import Recommender
+from .references import ReferenceIndex
+
+PLACE_K = 5  # suggestions per citation place
+CONTEXT_WINDOW = 1  # sentences on each side of a place's own sentence that its query reads
+MISSING_K = 10  # papers in the "missing" list
+MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
+RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
+
+
+@dataclass
+class Suggestion:
+    paper_id: str
+    title: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"paper_id": self.paper_id, "title": self.title, "score": round(self.score, 4)}
+
+
+@dataclass
+class Place:
+    """A citation marker (or placeholder) with its context and the papers suggested for it."""
+
+    passage: Passage
+    marker: Marker
+    context: str  # the marker's sentence, the marker written [CIT], other markers removed
+    cited: list[str]  # corpus ids of the references the marker already cites
+    suggestions: list[Suggestion]
+
+    def to_dict(self) -> dict:
+        return {**self.passage.where, "context": self.context, "marker": self.marker.text,
+                "placeholder": self.marker.placeholder, "cited": self.cited,
+                "recommendations": [s.to_dict() for s in self.suggestions]}
+
+
+@dataclass
+class UncitedClaim:
+    passage: Passage
+    sentence: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return {**self.passage.where, "sentence": self.sentence, "score": round(self.score, 4)}
+
+
+@dataclass
+class MissingPaper:
+    """A corpus paper the document does not cite, the passage it belongs to, and why."""
+
+    paper_id: str
+    title: str
+    score: float
+    passage: Passage | None  # None when the document has no body (title and abstract only)
+    sentence: str  # the context that asked for it
+    why: str
+
+    def to_dict(self) -> dict:
+        where = {**self.passage.where, "passage": _snippet(self.passage.text)} if self.passage else {}
+        return {"paper_id": self.paper_id, "title": self.title, "score": round(self.score, 4), "where": where,
+                "why": self.why}
+
+
+@dataclass
+class DocumentReview:
+    document: Document
+    matches: list[str | None]  # the corpus paper each reference is, parallel to document.references
+    cited: set[str] = field(default_factory=set)  # every corpus id the references matched
+    places: list[Place] = field(default_factory=list)
+    uncited: list[UncitedClaim] = field(default_factory=list)
+    missing: list[MissingPaper] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        doc = self.document
+        return {
+            "title": doc.title,
+            "abstract": doc.abstract,
+            "references": [{"text": item.raw, "paper_id": pid} for item, pid in zip(doc.references, self.matches)],
+            "places": [p.to_dict() for p in self.places],
+            "uncited": [u.to_dict() for u in self.uncited],
+            "missing": [m.to_dict() for m in self.missing],
+            "notices": doc.notices,
+        }
+
+
+class DocumentReviewer:
+    """Reviews documents against one index."""
+
+    def __init__(self, recommender: Recommender, references: ReferenceIndex | None = None,
+                 claims: ClaimScorer | None = None, window: int = CONTEXT_WINDOW):
+        self.recommender, self.window = recommender, window
+        self.references = references or ReferenceIndex(recommender.index.all_papers())
+        self.claims = claims or ClaimScorer()
+        self.config = DEFAULT.with_(rerank=recommender.reranker is not None)
+
+    def review(self, document: Document, *, place_k: int = PLACE_K, missing_k: int = MISSING_K,
+               exclude: set[str] = frozenset()) -> DocumentReview:
+        """The whole review; `exclude` names papers never to suggest (besides those the references cite)."""
+        found = [self.references.match_item(item) for item in document.references]
+        matches = [min(ids) if ids else None for ids in found]
+        cited = set(exclude).union(*found)
+        report = DocumentReview(document, matches, cited)
+        for passage in document.passages:
+            for marker in passage.markers:
+                report.places.append(self._place(document, passage, marker, matches, cited, place_k))
+        report.uncited = self._uncited(document)
+        report.missing = self._missing(document, report, cited, missing_k)
+        return report
+
+    def _suggest(self, document: Document, context: str, exclude: set[str], k: int) -> list[Suggestion]:
+        """Local-mode suggestions for one context, the document's title and abstract as its draft."""
+        query = Query(title=document.title, abstract=document.abstract, context=context, k=k, exclude=exclude,
+                      diversity=0.0)
+        ranking = self.recommender.rank(query, self.config)
+        index = self.recommender.index
+        return [Suggestion(index.ids[pos], index.titles[pos], float(score))
+                for pos, score in zip(ranking.positions, ranking.scores)]
+
+    def _place(self, document: Document, passage: Passage, marker: Marker, matches: list[str | None],
+               cited: set[str], k: int) -> Place:
+        context = marker_context(passage, marker, self.window)
+        own = [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid]
+        suggestions = self._suggest(document, context, cited, k) if _has_words(context) else []
+        return Place(passage, marker, context, own, suggestions)
+
+    def _uncited(self, document: Document) -> list[UncitedClaim]:
+        """Sentences without a citation that read like claims needing one, in document order."""
+        candidates = [(passage, sentence) for passage in document.passages
+                      for sentence in uncited_sentences(passage)]
+        scores = self.claims.score([sentence for _, sentence in candidates]) if candidates else []
+        return [UncitedClaim(passage, sentence, float(score))
+                for (passage, sentence), score in zip(candidates, scores) if score >= CLAIM_THRESHOLD]
+
+    def _missing(self, document: Document, report: DocumentReview, cited: set[str], k: int) -> list[MissingPaper]:
+        """Papers suggested for the whole document, for its uncited claims and for its placeholders, fused by rank;
+        each placed where it ranked best (global suggestions: the passage closest to the paper)."""
+        fused: dict[str, float] = {}
+        best: dict[str, tuple[int, Passage | None, str]] = {}
+
+        def add(suggestions: list[Suggestion], passage: Passage | None, sentence: str) -> None:
+            for rank, suggestion in enumerate(suggestions):
+                pid = suggestion.paper_id
+                fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
+                if pid not in best or rank < best[pid][0]:
+                    best[pid] = (rank, passage, sentence)
+
+        if document.title or document.abstract:
+            query = Query(title=document.title, abstract=document.abstract, k=k, exclude=cited, diversity=0.0)
+            ranking = self.recommender.rank(query, self.config)
+            index = self.recommender.index
+            add([Suggestion(index.ids[p], index.titles[p], float(s)) for p, s in zip(ranking.positions,
+                                                                                     ranking.scores)], None, "")
+        for place in report.places:
+            if place.marker.placeholder:
+                add(place.suggestions, place.passage, place.context)
+        claims = sorted(report.uncited, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
+        for claim in claims:
+            add(self._suggest(document, f"{claim.sentence} {CITATION_MARK}", cited, k), claim.passage,
+                claim.sentence)
+        chosen = sorted(fused, key=lambda pid: -fused[pid])[:k]
+        if not chosen:
+            return []
+        top = fused[chosen[0]]
+        homes = self._homes(document, [pid for pid in chosen if best[pid][1] is None])
+        missing = []
+        index = self.recommender.index
+        for pid in chosen:
+            _, passage, sentence = best[pid]
+            if passage is None:
+                passage = homes.get(pid)
+            title = index.titles[index.position[pid]]
+            why = (f"suggested for “{_snippet(sentence, 120)}”" if sentence
+                   else "close to the document's title and abstract")
+            missing.append(MissingPaper(pid, title, fused[pid] / top, passage, sentence, why))
+        return missing
+
+    def _homes(self, document: Document, paper_ids: list[str]) -> dict[str, Passage]:
+        """The body passage whose embedding is closest to each paper's."""
+        passages = [p for p in document.passages if _has_words(p.text)]
+        if not paper_ids or not passages:
+            return {}
+        index = self.recommender.index
+        vectors = self.recommender.encoder.encode([strip_markers(p) for p in passages])
+        papers = np.asarray(index.dense[[index.position[pid] for pid in paper_ids]])
+        best = (papers @ np.asarray(vectors).T).argmax(axis=1)
+        return {pid: passages[j] for pid, j in zip(paper_ids, best)}
+
+
+def marker_context(passage: Passage, marker: Marker, window: int = CONTEXT_WINDOW) -> str:
+    """The sentence holding `marker` and `window` sentences on each side, the marker written [CIT] and the
+    passage's other markers removed."""
+    text = passage.text
+    sentences = split_sentences(text)
+    for i, (start, end, _) in enumerate(sentences):
+        if start <= marker.start < end or i == len(sentences) - 1:
+            first, last = sentences[max(0, i - window)], sentences[min(len(sentences) - 1, i + window)]
+            return _render(text, passage.markers, marker, first[0], last[1])
+    return _render(text, passage.markers, marker, 0, len(text))
+
+
+def uncited_sentences(passage: Passage) -> list[str]:
+    """The passage's sentences that hold no citation marker (markers of other kinds removed)."""
+    spans = [(m.start, m.end) for m in passage.markers]
+    return [" ".join(sentence.split()) for start, end, sentence in split_sentences(passage.text)
+            if not any(start <= s < end for s, _ in spans) and _has_words(sentence)]
+
+
+def strip_markers(passage: Passage) -> str:
+    return _render(passage.text, passage.markers, None, 0, len(passage.text))
+
+
+def _render(text: str, markers: list[Marker], keep: Marker | None, start: int, end: int) -> str:
+    pieces, cursor = [], start
+    for marker in sorted(markers, key=lambda m: m.start):
+        if marker.start < start or marker.end > end:
+            continue
+        pieces.append(text[cursor:marker.start])
+        pieces.append(f" {CITATION_MARK} " if marker is keep else " ")
+        cursor = marker.end
+    pieces.append(text[cursor:end])
+    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join("".join(pieces).split()))
+
+
+def _has_words(text: str) -> bool:
+    return sum(ch.isalpha() for ch in text) >= 3
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"

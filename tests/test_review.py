@@ -1,0 +1,109 @@
+"""Whole-document review over a real index: places answered, cited papers never suggested, claims and missing
+papers placed in the document; placeholders of a LaTeX source filled."""
+import json
+
+import pytest
+
+from recommender.documents.fill import fill_placeholders, placeholder_spans
+from recommender.documents.model import Document, Marker, Passage
+from recommender.references import parse_reference_line
+from recommender.review import DocumentReviewer, marker_context, uncited_sentences
+
+TITLE = "Recommending citations for scientific drafts"
+ABSTRACT = "We suggest references for a draft from its abstract and from the passages that need a citation."
+
+
+def passage(text: str, line: int, markers: dict[str, list[int]] | None = None) -> Passage:
+    """A passage whose markers are the given strings (each found in `text`) resolving to reference positions."""
+    found = []
+    for marker_text, references in (markers or {}).items():
+        start = text.index(marker_text)
+        found.append(Marker(marker_text, start, start + len(marker_text), placeholder=not references,
+                            references=references))
+    return Passage(text, sorted(found, key=lambda m: m.start), line=line)
+
+
+@pytest.fixture(scope="module")
+def document() -> Document:
+    references = [parse_reference_line("A. Lovelace and A. Turing. 2010. Neural citation recommendation from paper "
+                                       "abstracts. In JCDL."),
+                  parse_reference_line("J. Doe. 2020. A paper the corpus does not hold. Nowhere.")]
+    return Document(
+        title=TITLE, abstract=ABSTRACT, kind="latex", references=references,
+        passages=[
+            passage("Drafts embedded by a neural encoder find related papers [1]. A passage with a citation "
+                    "placeholder is matched against candidate papers to suggest the reference [CIT]. We build on both.",
+                    line=10, markers={"[1]": [0], "[CIT]": []}),
+            passage("The BM25 ranking function has been shown to weight term frequency and document length well for "
+                    "ad hoc retrieval. We now describe our setup.", line=14),
+            passage("Residual connections let very deep convolutional networks train well \\cite{?}.", line=18,
+                    markers={"\\cite{?}": []}),
+        ])
+
+
+@pytest.fixture(scope="module")
+def report(small_recommender, document):
+    return DocumentReviewer(small_recommender).review(document, place_k=4)
+
+
+def test_references_are_matched_and_never_suggested(report):
+    assert report.matches == ["cite0", None]
+    suggested = {s.paper_id for place in report.places for s in place.suggestions}
+    suggested |= {m.paper_id for m in report.missing}
+    assert "cite0" not in suggested
+
+
+def test_each_place_gets_suggestions_from_its_own_context(report):
+    assert [p.marker.text for p in report.places] == ["[1]", "[CIT]", "\\cite{?}"]
+    existing, placeholder, vision = report.places
+    assert existing.cited == ["cite0"] and not existing.marker.placeholder
+    assert "suggest the reference [CIT]. We build on both." in placeholder.context  # with its neighbours
+    assert placeholder.suggestions[0].paper_id == "cite1"  # the passage paraphrases cite1's abstract
+    assert vision.suggestions[0].paper_id.startswith("vision")
+    assert all(len(p.suggestions) == 4 for p in report.places)
+
+
+def test_uncited_claims_are_found_and_placed(report):
+    sentences = [claim.sentence for claim in report.uncited]
+    assert any(s.startswith("The BM25 ranking function has been shown") for s in sentences)
+    assert "We now describe our setup." not in sentences
+    assert all(claim.passage.line is not None for claim in report.uncited)
+
+
+def test_missing_papers_point_into_the_document(report):
+    assert report.missing and len({m.paper_id for m in report.missing}) == len(report.missing)
+    assert report.missing[0].score == 1.0
+    assert all(m.passage is not None for m in report.missing)
+    bm25 = [m for m in report.missing if m.paper_id == "ir0"]
+    assert bm25 and bm25[0].passage.line == 14  # asked for by the uncited BM25 claim, placed there
+
+
+def test_json_has_the_fixed_keys(report):
+    data = json.loads(json.dumps(report.to_dict()))
+    assert {"title", "abstract", "references", "places", "uncited", "missing"} <= set(data)
+    assert data["references"][0] == {"text": report.document.references[0].raw, "paper_id": "cite0"}
+    place = data["places"][1]
+    assert {"line", "context", "marker", "recommendations"} <= set(place)
+    assert set(place["recommendations"][0]) == {"paper_id", "title", "score"}
+    assert {"line", "sentence", "score"} <= set(data["uncited"][0])
+    assert {"paper_id", "title", "score", "where"} <= set(data["missing"][0])
+
+
+def test_marker_context_is_the_marker_sentence_with_other_markers_removed(document):
+    first = document.passages[0]
+    assert marker_context(first, first.markers[0], window=0) == "Drafts embedded by a neural encoder find related papers [CIT]."
+    assert "[1]" not in marker_context(first, first.markers[1], window=1)
+    assert uncited_sentences(first) == ["We build on both."]
+
+
+def test_placeholders_are_filled_in_order_and_comments_skipped():
+    tex = "A \\cite{?} and \\citep[see][]{TODO} % \\cite{?} in a comment\nthen [CIT] and 50\\% \\cite{}. Done \\cite{x}."
+    assert len(placeholder_spans(tex)) == 4
+    filled = fill_placeholders(tex, [["a", "b"], ["c"], [], ["d"]])
+    assert filled == ("A \\cite{a,b} and \\citep[see][]{c} % \\cite{?} in a comment\nthen [CIT] and 50\\% \\cite{d}. "
+                      "Done \\cite{x}.")
+
+
+def test_filling_refuses_a_count_mismatch():
+    with pytest.raises(ValueError, match="2 placeholders"):
+        fill_placeholders("\\cite{?} \\cite{?}", [["a"]])
