@@ -13,6 +13,7 @@ from .index_files import IndexError_
 from .loaders import CorpusError, load_corpus
 from .paper import Paper
 from .query import Query
+from .sources.command import add_parser as add_corpus_parser
 from .user_input import split_authors
 
 
@@ -201,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-encoder", action="store_true", help="keep the base encoder (train the reranker only)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)
+
+    add_corpus_parser(sub)
     return parser
 
 
