@@ -1,0 +1,62 @@
+"""Word drafts (.docx), read with python-docx: the body's paragraphs in order (tables, headers, footers and
+footnotes are left out).
+
+The title is the paragraph styled "Title", else a first heading or short first paragraph; headings are
+paragraphs styled "Heading N" or short ones set wholly in bold. A passage's `line` is its paragraph's number
+in the document (1-based, empty paragraphs counted), which Word does not show but a reader can count. In the
+References section every paragraph is one entry, also when Word numbers the list itself.
+"""
+from __future__ import annotations
+
+import io
+import zipfile
+
+from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
+from .blocks import Block, paragraph
+from .errors import DocumentError
+from .model import Document
+
+MAX_BOLD_HEADING_WORDS = 10
+MAX_TITLE_WORDS = 30
+
+
+def read_docx(data: bytes) -> Document:
+    """A Word draft: title, abstract, passages with their paragraph numbers, markers, the References section."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        word = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise DocumentError(f"This Word file is damaged or not a .docx document ({exc}). Open it in Word and "
+                            "save it again as .docx, or export it as PDF.") from exc
+    title = ""
+    blocks: list[Block] = []
+    for number, para in enumerate(word.paragraphs, start=1):
+        lines = [line.strip() for line in para.text.split("\n") if line.strip()]
+        if not lines:
+            continue
+        text = paragraph(lines)
+        style = (para.style.name if para.style is not None else "") or ""
+        if style == "Title" and not title:
+            title = text
+            continue
+        if style.casefold() == "abstract":
+            blocks.append(Block(text="Abstract", line=number, heading=True))
+        heading = style.startswith("Heading") or style == "Subtitle" or _bold_heading(para, text)
+        blocks.append(Block(text=text, line=number, heading=heading, lines=tuple(lines), one_entry=True))
+    if not title and blocks and _could_be_title(blocks[0]):
+        title, blocks = blocks[0].text, blocks[1:]
+    return assemble(blocks, "docx", title)
+
+
+def _bold_heading(para, text: str) -> bool:
+    runs = [run for run in para.runs if run.text.strip()]
+    return (bool(runs) and all(run.bold or (run.style is not None and "Strong" in (run.style.name or ""))
+                               for run in runs)
+            and len(text.split()) <= MAX_BOLD_HEADING_WORDS and not text.endswith("."))
+
+
+def _could_be_title(block: Block) -> bool:
+    return (heading_name(block.text) not in ABSTRACT_HEADINGS and len(block.text.split()) <= MAX_TITLE_WORDS
+            and not block.text.endswith("."))

@@ -1,0 +1,344 @@
+"""LaTeX drafts: a .tex file, optionally with its .bib, or the files of a zipped project.
+
+Parsed with pylatexenc (strictly: unbalanced braces or an unclosed environment make the file refused).
+The title is `\\title`'s, the abstract the `abstract` environment's; the passages are the body's paragraphs
+(blank lines, `\\par`, sectioning commands and list items separate them), turned into text with every citation
+command kept as written; floats, display maths and verbatim text are left out. The references are the .bib
+entries the document cites (`\\cite`, `\\nocite`; all of them with `\\nocite{*}`), in order of first citation,
+or else its `thebibliography` list. `\\input` and `\\include` are resolved among the project's files; line
+numbers refer to the source with them resolved (`Document.source_text`).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field, replace
+
+from pylatexenc import latex2text, latexwalker
+from pylatexenc.macrospec import MacroSpec
+
+from ..references import ReferenceItem, parse_reference_list
+from .assemble import assemble
+from .blocks import Block
+from .errors import DocumentError
+from .markers import PLACEHOLDER_KEYS
+from .model import Document
+
+MAX_INPUT_DEPTH = 10
+CITE_MACROS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar", "citenum",
+               "citeurl", "Cite", "Citep", "Citet", "parencite", "Parencite", "textcite", "Textcite", "autocite",
+               "Autocite", "smartcite", "Smartcite", "footcite", "footcitetext", "supercite", "fullcite")
+SECTION_MACROS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
+LEFT_OUT_ENVIRONMENTS = ("figure", "figure*", "table", "table*", "tabular", "tabular*", "tabularx", "wrapfigure",
+                         "equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+                         "eqnarray", "eqnarray*", "displaymath", "tikzpicture", "algorithm", "algorithmic",
+                         "lstlisting", "verbatim", "minted", "comment", "thebibliography", "abstract")
+LIST_ENVIRONMENTS = ("itemize", "enumerate", "description")
+_EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
+    MacroSpec("nocite", "{"), MacroSpec("addbibresource", "[{"), MacroSpec("caption", "*[{"),
+    MacroSpec("href", "{{"), MacroSpec("thanks", "{"), MacroSpec("autoref", "*{"), MacroSpec("cref", "*{"),
+    MacroSpec("Cref", "*{"), MacroSpec("eqref", "{"), MacroSpec("subfile", "{"), MacroSpec("keywords", "{"),
+    MacroSpec("affiliation", "[{"), MacroSpec("email", "{"), MacroSpec("institute", "{"), MacroSpec("maketitle", ""),
+    MacroSpec("title", "[{"), MacroSpec("paragraph", "*[{"), MacroSpec("subparagraph", "*[{"),
+    MacroSpec("bibliographystyle", "{")]
+_INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
+_COMMENT_RE = re.compile(r"(?<!\\)%.*$")
+_BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
+_VERBATIM_RE = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}.*?\\end\{\1\}"
+                          r"|\\(?:verb\*?|lstinline)([^\w\s{])[^\n]*?\2|\\iffalse\b.*?\\fi\b", re.DOTALL)
+_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+_URL_RE = re.compile(r"\\(?:url|href)\s*\{[^{}\n]*\}")
+_BEGIN_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\begin\s*\{document\})", re.MULTILINE)
+_END_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\end\s*\{document\})", re.MULTILINE)
+
+
+def read_latex(source: str, bibs: list[str] = (), files: dict[str, str] | None = None, main_path: str = "",
+               bbl: str = "") -> Document:
+    """A LaTeX draft. `bibs`: the texts of its .bib files; `files`: the project's .tex files by path (a zip),
+    for `\\input`; `main_path`: the main file's path among them; `bbl`: its compiled bibliography (.bbl), read
+    when there is neither a .bib nor a `thebibliography` list."""
+    notices: list[str] = []
+    source = expand_inputs(source, files, main_path, notices)
+    preamble, body = split_preamble(parse_copy(source))
+    walker = latexwalker.LatexWalker(body, latex_context=_walker_context(), tolerant_parsing=False)
+    try:
+        nodes, _, _ = walker.get_latex_nodes()
+    except latexwalker.LatexWalkerError as exc:
+        raise DocumentError(f"This LaTeX file does not parse: {_parse_problem(exc)}. Check that every brace and "
+                            "every \\begin{...} is closed, or compile it once with LaTeX to find the mistake.") \
+            from exc
+    reader = _BodyReader(walker)
+    reader.read(nodes)
+    reader.cited_keys = _cited_keys(nodes)
+    reader.bibitems = reader.bibitems or bbl
+    title = _find_title(nodes, reader.to_text) or _title_in_preamble(preamble, reader.to_text)
+    references = _references(reader, bibs, notices)
+    document = assemble(reader.blocks, "latex", title, references=references, abstract=reader.abstract,
+                        notices=notices)
+    document.source_text = source
+    return document
+
+
+def parse_copy(source: str) -> str:
+    """The source as the parser reads it, line for line: verbatim text, `\\iffalse` blocks and `%` in URLs, which
+    the parser would misread, blanked (spaces in place of every character but line ends)."""
+    source = _VERBATIM_RE.sub(_blank, source)
+    return _URL_RE.sub(lambda m: re.sub(r"(?<!\\)%", " ", m.group(0)), source)
+
+
+def split_preamble(source: str) -> tuple[str, str]:
+    """(the preamble, the body), each the full source with the other part blanked, so that positions agree."""
+    begin = _BEGIN_DOCUMENT_RE.search(source)
+    if begin is None:
+        if re.search(r"\\documentclass\b", source):
+            raise DocumentError("This LaTeX file has a \\documentclass but no \\begin{document}.")
+        return "", source  # a fragment: all of it is body
+    end = _END_DOCUMENT_RE.search(source, begin.end())
+    if end is None:
+        raise DocumentError(f"This LaTeX file does not parse: \\begin{{document}} (line "
+                            f"{source.count(chr(10), 0, begin.start()) + 1}) is never closed by \\end{{document}}.")
+    preamble = source[:begin.start()] + _blank(source[begin.start():])
+    body = _blank(source[:begin.end()]) + source[begin.end():end.start()] + _blank(source[end.start():])
+    return preamble, body
+
+
+def _blank(text: str | re.Match) -> str:
+    text = text.group(0) if isinstance(text, re.Match) else text
+    return re.sub(r"[^\n]", " ", text)
+
+
+def expand_inputs(source: str, files: dict[str, str] | None, main_path: str, notices: list[str],
+                  depth: int = 0) -> str:
+    """The source with each `\\input{name}` / `\\include{name}` (outside comments) replaced by that file."""
+    if depth > MAX_INPUT_DEPTH:
+        notices.append(f"\\input nested deeper than {MAX_INPUT_DEPTH} levels was not followed.")
+        return source
+    lines = source.split("\n")
+    for number, line in enumerate(lines):
+        code = _COMMENT_RE.sub("", line)
+        if "\\in" not in code and "\\subfile" not in code:
+            continue
+
+        def resolve(match: re.Match) -> str:
+            name = match.group(1).strip()
+            found = _find_file(files or {}, main_path, name)
+            if found is None:
+                notices.append(f"\\input{{{name}}} could not be followed"
+                               + (": upload the whole project as a .zip." if files is None else ": no such file."))
+                return match.group(0)
+            return expand_inputs(files[found], files, main_path, notices, depth + 1)
+
+        lines[number] = _INPUT_RE.sub(resolve, code) + line[len(code):]
+    return "\n".join(lines)
+
+
+def _find_file(files: dict[str, str], main_path: str, name: str) -> str | None:
+    base = posixpath.dirname(main_path)
+    for candidate in (name, name + ".tex"):
+        for path in (posixpath.normpath(posixpath.join(base, candidate)), posixpath.normpath(candidate)):
+            if path in files:
+                return path
+    return None
+
+
+def _walker_context():
+    context = latexwalker.get_default_latex_context_db()
+    context.add_context_category("citrec-documents", macros=_EXTRA_MACROS, prepend=True)
+    return context
+
+
+def _text_context():
+    """latex2text's rules, with citation commands kept as written and cross-references dropped."""
+    verbatim = latex2text.MacroTextSpec  # alias for the long lines below
+    context = latex2text.get_default_latex_context_db()
+    context.add_context_category("citrec-documents", prepend=True, macros=[
+        *(verbatim(name, simplify_repl=lambda node: " ".join(node.latex_verbatim().split())) for name in CITE_MACROS),
+        *(verbatim(name, discard=True) for name in ("ref", "eqref", "autoref", "cref", "Cref", "label", "nocite",
+                                                    "thanks", "footnotemark", "addbibresource", "bibliography",
+                                                    "bibliographystyle", "maketitle", "keywords", "caption")),
+        verbatim("href", simplify_repl="%(2)s"), verbatim("LaTeX", simplify_repl="LaTeX"),
+        verbatim("TeX", simplify_repl="TeX"),
+    ], environments=[latex2text.EnvironmentTextSpec(name, discard=True) for name in LEFT_OUT_ENVIRONMENTS])
+    return context
+
+
+def _parse_problem(exc: latexwalker.LatexWalkerError) -> str:
+    """pylatexenc's message, "line N" in place of its "@(N,col)"."""
+    message = re.sub(r"\s*@\s*\((\d+),\s*(\d+)\)", r" (line \1)", str(exc).split("\n")[0].strip())
+    return message.rstrip(".")[:300]
+
+
+def _cited_keys(nodes) -> list[str]:
+    """Every key of every citation command (abstract, captions and footnotes included), in document order."""
+    keys: list[str] = []
+    for node in nodes or []:
+        if node is None:
+            continue
+        if isinstance(node, latexwalker.LatexMacroNode):
+            arguments = node.nodeargd.argnlist if node.nodeargd and node.nodeargd.argnlist else []
+            if (node.macroname in CITE_MACROS or node.macroname == "nocite") and arguments and arguments[-1]:
+                written = arguments[-1].latex_verbatim().strip()[1:-1]
+                keys.extend(k.strip() for k in written.split(",") if k.strip())
+            else:
+                keys.extend(_cited_keys(arguments))
+        elif isinstance(node, (latexwalker.LatexEnvironmentNode, latexwalker.LatexGroupNode)):
+            keys.extend(_cited_keys(node.nodelist))
+    return keys
+
+
+def _find_title(nodes, to_text) -> str:
+    """The text of the body's `\\title{...}`, if it has one."""
+    for node in nodes or []:
+        if isinstance(node, latexwalker.LatexMacroNode) and node.macroname == "title" and node.nodeargd:
+            argument = node.nodeargd.argnlist[-1]
+            return " ".join(to_text([argument]).split()) if argument is not None else ""
+        if isinstance(node, latexwalker.LatexEnvironmentNode):
+            found = _find_title(node.nodelist, to_text)
+            if found:
+                return found
+    return ""
+
+
+def _title_in_preamble(preamble: str, to_text) -> str:
+    """The text of the preamble's `\\title[short]{...}`. Only that argument is parsed: a preamble's macro
+    definitions (`\\newenvironment{x}{\\begin{center}}{...}`) are beyond what the parser follows."""
+    code = "\n".join(_COMMENT_RE.sub("", line) for line in preamble.split("\n"))
+    match = _TITLE_RE.search(code)
+    if not match:
+        return ""
+    depth, end = 0, None
+    for index in range(match.end() - 1, len(code)):
+        char = code[index]
+        if char == "\\":
+            continue
+        if char == "{" and code[index - 1] != "\\":
+            depth += 1
+        elif char == "}" and code[index - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                end = index
+                break
+    if end is None:
+        return ""
+    walker = latexwalker.LatexWalker(code[match.end():end], latex_context=_walker_context(), tolerant_parsing=True)
+    return " ".join(to_text(walker.get_latex_nodes()[0]).split())
+
+
+@dataclass
+class _BodyReader:
+    """Walks the body's nodes into paragraphs; notes the abstract, cited keys, .bib names and \\bibitem list."""
+
+    walker: latexwalker.LatexWalker
+    blocks: list[Block] = field(default_factory=list)
+    abstract: str = ""
+    cited_keys: list[str] = field(default_factory=list)
+    bibitems: str = ""
+
+    def __post_init__(self):
+        self.converter = latex2text.LatexNodes2Text(latex_context=_text_context(), math_mode="verbatim",
+                                                    strict_latex_spaces=True)
+        self.pending: list = []  # nodes of the paragraph being read
+
+    def to_text(self, nodes) -> str:
+        return " ".join(self.converter.nodelist_to_text([n for n in nodes if n is not None]).split())
+
+    def read(self, nodes) -> None:
+        self._walk(nodes)
+        self._flush()
+
+    def _walk(self, nodes) -> None:
+        for node in nodes or []:
+            if isinstance(node, latexwalker.LatexCharsNode):
+                self._chars(node)
+            elif isinstance(node, latexwalker.LatexMacroNode):
+                self._macro(node)
+            elif isinstance(node, latexwalker.LatexEnvironmentNode):
+                self._environment(node)
+            elif not isinstance(node, latexwalker.LatexCommentNode):
+                self.pending.append(node)
+
+    def _chars(self, node) -> None:
+        pieces = _PARAGRAPH_BREAK_RE.split(node.chars)
+        offset = 0
+        for index, piece in enumerate(pieces):
+            if index:
+                self._flush()
+                offset = node.chars.index(piece, offset) if piece else len(node.chars)
+            if piece:
+                self.pending.append(self.walker.make_node(latexwalker.LatexCharsNode, parsing_state=node.parsing_state,
+                                                          chars=piece, pos=node.pos + offset, len=len(piece)))
+            offset += len(piece)
+
+    def _macro(self, node) -> None:
+        name = node.macroname
+        if name in SECTION_MACROS:
+            self._flush()
+            argument = node.nodeargd.argnlist[-1] if node.nodeargd and node.nodeargd.argnlist else None
+            heading = self.to_text([argument]) if argument is not None else ""
+            if heading:
+                self.blocks.append(Block(text=heading, line=self._line(node), heading=True))
+            return
+        if name in ("par", "item"):
+            self._flush()
+            return
+        self.pending.append(node)
+
+    def _environment(self, node) -> None:
+        name = node.environmentname
+        if name == "abstract":
+            self.abstract = self.to_text(node.nodelist)
+        elif name == "thebibliography":
+            self.bibitems = node.latex_verbatim()
+        elif name in LIST_ENVIRONMENTS:
+            self._flush()
+            self._walk(node.nodelist)
+            self._flush()
+        elif name in LEFT_OUT_ENVIRONMENTS:
+            return
+        else:  # center, quote, minipage, theorem, proof ...: their text is body text
+            self._walk(node.nodelist)
+
+    def _flush(self) -> None:
+        nodes, self.pending = self.pending, []
+        text = self.to_text(nodes)
+        if text:
+            first = next((n for n in nodes if not (isinstance(n, latexwalker.LatexCharsNode) and not n.chars.strip())),
+                         nodes[0])
+            self.blocks.append(Block(text=text, line=self._line(first)))
+
+    def _line(self, node) -> int:
+        position = node.pos
+        if isinstance(node, latexwalker.LatexCharsNode):
+            position += len(node.chars) - len(node.chars.lstrip())
+        return self.walker.pos_to_lineno_colno(position)[0]
+
+
+def _references(reader: _BodyReader, bibs: list[str], notices: list[str]) -> list[ReferenceItem] | None:
+    """The cited .bib entries in order of first citation; else the \\bibitem list; None: look for a section."""
+    cited = [k for k in dict.fromkeys(reader.cited_keys) if k.casefold() not in PLACEHOLDER_KEYS and k != "*"]
+    entries: dict[str, ReferenceItem] = {}
+    for bib in bibs:
+        if not re.search(r"^\s*@\w+\s*[{(]", bib, re.MULTILINE):
+            notices.append("A .bib file holds no BibTeX entry; it was left out.")
+            continue
+        for item in parse_reference_list(bib):
+            entries.setdefault(item.key, item)
+    if entries:
+        by_folded = {key.casefold(): key for key in entries}
+        keys = [k if k in entries else by_folded.get(k.casefold(), k) for k in cited]
+        missing = [k for k in keys if k not in entries]
+        if missing:
+            notices.append(f"{len(missing)} cited key(s) are not in the .bib: {', '.join(missing[:10])}"
+                           + (" ..." if len(missing) > 10 else ""))
+        chosen = [k for k in keys if k in entries]
+        if "*" in reader.cited_keys:
+            chosen += [k for k in entries if k not in chosen]
+        return [entries[k] for k in chosen]
+    if reader.bibitems:
+        items = parse_reference_list(reader.bibitems)
+        keys = _BIBITEM_KEY_RE.findall(reader.bibitems)
+        if len(keys) == len(items):
+            items = [replace(item, key=key.strip()) for item, key in zip(items, keys)]
+        return items
+    return None

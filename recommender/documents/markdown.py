@@ -1,0 +1,131 @@
+"""Markdown drafts (.md): YAML front matter (title, abstract), `#` and underlined headings, paragraphs.
+
+The title is the front matter's, else the first heading, else the first line. Code blocks, HTML comments and
+images are left out; links keep their text, emphasis its words; `[CIT]`, `[12]` and `[@key]` stay as written.
+Line numbers count from 1 in the file as given (front matter included).
+"""
+from __future__ import annotations
+
+import re
+
+from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
+from .blocks import Block, paragraph, words_seen
+from .model import Document
+from .text import take_title
+
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+")
+_QUOTE_RE = re.compile(r"^\s*(?:>\s?)+")
+_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK_RE = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
+_FOOTNOTE_REF_RE = re.compile(r"\[\^[^\]]+\]")
+_EMPHASIS_RE = re.compile(r"(?<!\w)(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+_YAML_KEY_RE = re.compile(r"^(\w+):\s*(.*)$")
+
+
+def read_markdown(text: str) -> Document:
+    """A Markdown draft: title, abstract, passages with their lines, markers, the References section."""
+    text = _HTML_COMMENT_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    lines = text.splitlines()
+    front, start = front_matter(lines)
+    vocabulary = words_seen(text)
+    blocks = _blocks(lines, start, vocabulary)
+    title = inline_text(front.get("title", ""))
+    if not title:
+        title, blocks = _first_heading(blocks, lines, start)
+    if front.get("abstract"):
+        blocks = [Block(text="Abstract", heading=True), Block(text=inline_text(front["abstract"]))] + blocks
+    return assemble(blocks, "markdown", title)
+
+
+def front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The `key: value` pairs of a YAML front matter (block scalars joined) and the index of the line after it."""
+    if not lines or lines[0].strip() != "---":
+        return {}, 0
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return {}, 0
+    values: dict[str, str] = {}
+    key = None
+    for line in lines[1:end]:
+        match = _YAML_KEY_RE.match(line)
+        if match and not line[:1].isspace():
+            key, value = match.group(1).casefold(), match.group(2).strip()
+            values[key] = "" if value in ("|", ">", "|-", ">-") else value.strip("'\"")
+        elif key and line.strip():
+            values[key] = f"{values[key]} {line.strip()}".strip()
+    return values, end + 1
+
+
+def inline_text(text: str) -> str:
+    """Markdown inline syntax reduced to its words: images dropped, links to their text, emphasis removed."""
+    text = _IMAGE_RE.sub("", text)
+    text = _LINK_RE.sub(r"\1", text)
+    text = _FOOTNOTE_REF_RE.sub("", text)
+    for _ in range(2):  # **_nested_** emphasis
+        text = _EMPHASIS_RE.sub(r"\2", text)
+    return " ".join(text.split())
+
+
+def _blocks(lines: list[str], start: int, vocabulary: frozenset[str]) -> list[Block]:
+    blocks: list[Block] = []
+    current: list[str] = []
+    first = 0
+    in_code = False
+
+    def flush() -> None:
+        if current:
+            blocks.append(Block(text=inline_text(paragraph(current, vocabulary)), line=first, lines=tuple(current)))
+            current.clear()
+
+    for index in range(start, len(lines)):
+        number, line = index + 1, lines[index]
+        if _FENCE_RE.match(line):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        line = _QUOTE_RE.sub("", line)
+        atx = _ATX_RE.match(line)
+        if atx:
+            flush()
+            blocks.append(Block(text=inline_text(atx.group(2)), line=number, heading=True, lines=(atx.group(2),)))
+            continue
+        if current and len(current) == 1 and _SETEXT_RE.match(line) and not _ITEM_RE.match(current[0]):
+            heading, heading_line = current[0], first
+            current.clear()
+            blocks.append(Block(text=inline_text(heading), line=heading_line, heading=True, lines=(heading,)))
+            continue
+        if not line.strip() or _SETEXT_RE.match(line):
+            flush()
+            continue
+        if _ITEM_RE.match(line):  # every list item is a paragraph of its own
+            flush()
+            line = _BULLET_RE.sub("", line)
+        if not current:
+            first = number
+        current.append(line.strip())
+    flush()
+    return blocks
+
+
+def _first_heading(blocks: list[Block], lines: list[str], start: int) -> tuple[str, list[Block]]:
+    """The first heading as the title (unless it names a section such as "Abstract"), else the first line."""
+    for i, block in enumerate(blocks):
+        if block.heading:
+            if heading_name(block.text) in ABSTRACT_HEADINGS or i > 0:
+                break
+            return block.text, blocks[:i] + blocks[i + 1:]
+    if not blocks or blocks[0].heading:
+        return "", blocks
+    first = blocks[0]
+    title, rest = take_title([(first.line, list(first.lines))])
+    if not title:
+        return "", blocks
+    remaining = [Block(text=paragraph(lines_), line=line, lines=tuple(lines_)) for line, lines_ in rest if lines_]
+    return inline_text(title), remaining + blocks[1:]

@@ -1,0 +1,326 @@
+"""PDF submissions, read with pdfminer.six: the text layer's lines with their positions, fonts and pages.
+
+What the layout tells:
+- columns: a page whose lines sit left or right of its middle is read column by column; lines across the
+  middle (title, a wide figure caption) separate the page into bands read top to bottom;
+- running headers, footers and page numbers: lines near the top or bottom edge that are a page number or
+  that repeat (digits aside) on several pages are left out;
+- the title: the largest type on page 1; headings: short lines in bold or larger type, or in capitals;
+- paragraphs: a new one starts after a wider gap, at an indented line, after a short line that ends a
+  sentence, or where the type changes; a paragraph goes on across a column or page break;
+- the reference list: entries start at the lines that a hanging indent leaves at the margin (or after a gap).
+Words hyphenated at line ends are joined again. Passages carry the page they start on.
+"""
+from __future__ import annotations
+
+import io
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from .assemble import APPENDIX_RE, REFERENCE_HEADINGS, assemble, heading_name
+from .blocks import Block, paragraph, words_seen
+from .errors import DocumentError
+from .model import Document
+
+MAX_PAGES = 300
+EDGE_SHARE = 0.1  # lines within this share of the page height from its top or bottom may be headers/footers
+MIN_TEXT_CHARS_PER_PAGE = 20  # fewer characters per page: no text layer
+MAX_UNMAPPED_SHARE = 0.3  # glyphs without a Unicode mapping ("(cid:12)") beyond this share: unreadable fonts
+MAX_HEADING_WORDS = 14
+MAX_CAPS_HEADING_WORDS = 6
+
+_CID_RE = re.compile(r"\(cid:\d+\)")
+_PAGE_NUMBER_RE = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE)
+_BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi|,b$|-b$|\.b$", re.IGNORECASE)
+_TERMINAL_RE = re.compile(r"[.!?:][\"”’)]?$")
+
+
+@dataclass
+class Line:
+    """One line of the text layer, as pdfminer grouped its characters."""
+
+    text: str
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    size: float
+    bold: bool
+    page: int
+    column: int = 0  # 0: across the page or in its only column; 1, 2: left, right
+    band: int = 0  # the band of the page (between lines across the middle) the line belongs to
+    indent: float = 0.0  # from the left edge of its column
+    room: float = 0.0  # left free up to the right edge of its column
+
+
+def read_pdf(data: bytes) -> Document:
+    """A PDF: title, abstract, passages with their pages, markers, the References section."""
+    pages, notices = extract_lines(data)
+    lines = [line for page in pages for line in page]
+    text_chars = sum(len(line.text.strip()) for line in lines)
+    if text_chars < MIN_TEXT_CHARS_PER_PAGE * max(1, len(pages)) / 4 or text_chars == 0:
+        raise DocumentError("This PDF has no text layer (scanned?): its pages are images, so there is no text to "
+                            "read. Run it through OCR first (for example ocrmypdf), or upload the source "
+                            "(.tex, .docx) or a PDF exported from it.")
+    lines = drop_running_lines(pages)
+    body_size = _body_size(lines)
+    ordered = [line for page in _by_page(lines) for line in reading_order(page)]
+    measure_columns(ordered)
+    title, ordered = take_title(ordered, body_size)
+    vocabulary = words_seen("\n".join(line.text for line in ordered))
+    blocks = make_blocks(ordered, body_size, vocabulary)
+    return assemble(blocks, "pdf", title, reference_lines_numbered=False, notices=notices)
+
+
+def extract_lines(data: bytes) -> tuple[list[list[Line]], list[str]]:
+    """The text lines of each page (up to MAX_PAGES), and notices; clear errors for encrypted or damaged files."""
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfexceptions import PDFException, PSException
+
+    pages: list[list[Line]] = []
+    notices: list[str] = []
+    unmapped = total = 0
+    try:
+        for number, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams(),
+                                                    maxpages=MAX_PAGES + 1), start=1):
+            if number > MAX_PAGES:
+                notices.append(f"Only the first {MAX_PAGES} pages were read.")
+                break
+            found: list[Line] = []
+            stack = list(page)
+            while stack:
+                item = stack.pop(0)
+                if isinstance(item, LTTextLine):
+                    line = _line(item, number)
+                    if line is not None:
+                        unmapped += len(_CID_RE.findall(item.get_text()))
+                        total += len(line.text)
+                        found.append(line)
+                elif isinstance(item, LTTextContainer):
+                    stack[:0] = list(item)
+            pages.append(found)
+    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+        raise DocumentError("This PDF is encrypted (password-protected), so its text cannot be read. Remove "
+                            "the password (print it to a new PDF, or ask the authors for an open copy) and "
+                            "upload it again.") from exc
+    except (PDFException, PSException, ValueError, KeyError, TypeError, AssertionError) as exc:
+        raise DocumentError(f"This PDF is damaged and cannot be read ({type(exc).__name__}: {exc}). Open it in a "
+                            "PDF viewer and save or print it to a new PDF.") from exc
+    if total and unmapped > MAX_UNMAPPED_SHARE * (unmapped + total / 4):
+        raise DocumentError("This PDF's fonts do not say which letters their glyphs are, so its text cannot be "
+                            "read. Upload the source (.tex, .docx), or run the PDF through OCR first.")
+    return pages, notices
+
+
+def _line(item, page: int) -> Line | None:
+    from pdfminer.layout import LTChar
+
+    text = " ".join(_CID_RE.sub(" ", item.get_text()).split())
+    if not text:
+        return None
+    chars = [ch for ch in item if isinstance(ch, LTChar) and ch.get_text().strip()]
+    if not chars:
+        return None
+    size = round(statistics.median(ch.size for ch in chars) * 2) / 2
+    bold = sum(1 for ch in chars if _BOLD_RE.search(ch.fontname or "")) > len(chars) / 2
+    return Line(text=text, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, size=size, bold=bold, page=page)
+
+
+def drop_running_lines(pages: list[list[Line]]) -> list[Line]:
+    """All lines but page numbers and the running headers and footers near the page edges."""
+    if not pages:
+        return []
+    height = max((line.y1 for page in pages for line in page), default=0) or 1
+
+    def at_edge(line: Line) -> bool:
+        top = max(line.y1 for line in pages[line.page - 1])
+        bottom = min(line.y0 for line in pages[line.page - 1])
+        return (line.y0 > top - EDGE_SHARE * height and line.y1 >= top - 1) or \
+               (line.y1 < bottom + EDGE_SHARE * height and line.y0 <= bottom + 1) or \
+               line.y0 > (1 - EDGE_SHARE / 2) * height or line.y1 < EDGE_SHARE / 2 * height
+
+    def signature(line: Line) -> str:
+        return re.sub(r"\d+", "#", line.text.casefold())
+
+    edge_signatures = Counter(signature(line) for page in pages for line in {id(l): l for l in page}.values()
+                              if at_edge(line))
+    repeated = max(2, len(pages) // 3)
+    kept = []
+    for page in pages:
+        for line in page:
+            if at_edge(line) and (_PAGE_NUMBER_RE.match(line.text) or
+                                  (len(pages) > 1 and edge_signatures[signature(line)] >= repeated)):
+                continue
+            kept.append(line)
+    return kept
+
+
+def reading_order(lines: list[Line]) -> list[Line]:
+    """One page's lines in reading order: column by column within each band between lines across the page."""
+    if not lines:
+        return []
+    left_edge, right_edge = min(l.x0 for l in lines), max(l.x1 for l in lines)
+    middle = (left_edge + right_edge) / 2
+    slack = 0.01 * (right_edge - left_edge)
+    for line in lines:
+        line.column = 1 if line.x1 <= middle + slack else 2 if line.x0 >= middle - slack else 0
+    sides = Counter(line.column for line in lines)
+    if min(sides[1], sides[2]) < 3 or sides[1] + sides[2] < 2 * sides[0]:
+        for line in lines:
+            line.column = 0  # one column: short lines that end left of the middle are no column
+        return sorted(lines, key=lambda l: -l.y1)
+    ordered: list[Line] = []
+    band: list[Line] = []
+    number = 0
+    for line in sorted(lines, key=lambda l: -l.y1):
+        if line.column == 0:
+            ordered.extend(sorted(band, key=lambda l: (l.column, -l.y1)))
+            band = []
+            number += 1
+            line.band = number
+            ordered.append(line)
+            number += 1
+        else:
+            line.band = number
+            band.append(line)
+    ordered.extend(sorted(band, key=lambda l: (l.column, -l.y1)))
+    return ordered
+
+
+def take_title(lines: list[Line], body_size: float) -> tuple[str, list[Line]]:
+    """The title (the largest type in the upper half of page 1, its lines joined) and the lines after it."""
+    first_page = [l for l in lines if l.page == 1]
+    if not first_page:
+        return "", lines
+    top = max(l.y1 for l in first_page)
+    candidates = [l for l in first_page if l.y1 >= top - 0.5 * top and len(l.text) > 3]
+    largest = max((l.size for l in candidates), default=0)
+    if largest < body_size + 1.5:
+        return "", lines
+    indices = [i for i, l in enumerate(lines) if l.page == 1 and l.size == largest and l in candidates]
+    start = indices[0]
+    end = start + 1
+    while end < len(lines) and lines[end].page == 1 and lines[end].size == largest:
+        end += 1
+    return paragraph([l.text for l in lines[start:end]]), lines[end:]
+
+
+def make_blocks(lines: list[Line], body_size: float, vocabulary: frozenset[str]) -> list[Block]:
+    """Paragraphs and headings; in the reference section, one block per entry where the layout shows them."""
+    groups: list[list[Line]] = []
+    for previous, line in zip([None] + lines[:-1], lines):
+        if previous is None or _starts_block(previous, line, body_size):
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    blocks: list[Block] = []
+    index = 0
+    while index < len(groups):
+        group = groups[index]
+        text = paragraph([l.text for l in group], vocabulary)
+        heading = _is_heading(group, text, body_size)
+        blocks.append(Block(text=text, page=group[0].page, heading=heading, lines=tuple(l.text for l in group)))
+        index += 1
+        if heading and heading_name(text) in REFERENCE_HEADINGS:
+            end = index
+            while end < len(groups) and not (_is_heading(groups[end], groups[end][0].text, body_size)
+                                             and APPENDIX_RE.match(heading_name(groups[end][0].text))):
+                end += 1
+            blocks.extend(reference_entries([l for g in groups[index:end] for l in g]))
+            index = end
+    return blocks
+
+
+def reference_entries(lines: list[Line]) -> list[Block]:
+    """The reference section: one block per entry when a hanging indent or gaps show where entries start,
+    else one block of all its lines (the reference parser then finds the entries from the text)."""
+    if not lines:
+        return []
+    size = statistics.median(l.size for l in lines)
+    indented = [l.indent > 0.8 * size for l in lines]
+    starts: list[int] = []
+    if sum(indented) >= 2 and indented.count(False) >= 2:  # a hanging indent: entries start at the margin
+        starts = [i for i, flag in enumerate(indented) if not flag]
+    else:
+        gaps = [i for i in range(1, len(lines)) if _same_column(lines[i - 1], lines[i])
+                and lines[i - 1].y0 - lines[i].y1 > 0.45 * size]
+        if len(gaps) >= 2:
+            starts = [0] + gaps
+    if not starts:
+        return [Block(text=paragraph([l.text for l in lines]), page=lines[0].page,
+                      lines=tuple(l.text for l in lines))]
+    if starts[0] != 0:
+        starts = [0] + starts
+    entries = [lines[a:b] for a, b in zip(starts, starts[1:] + [len(lines)])]
+    return [Block(text=paragraph([l.text for l in entry]), page=entry[0].page, lines=tuple(l.text for l in entry),
+                  one_entry=True) for entry in entries]
+
+
+def _starts_block(previous: Line, line: Line, body_size: float) -> bool:
+    if abs(previous.size - line.size) > 0.6 or previous.bold != line.bold:
+        return True
+    margin = 0.8 * line.size
+    ends_sentence = _TERMINAL_RE.search(previous.text) is not None
+    if not _same_column(previous, line):  # a column or page break: the paragraph goes on unless indented
+        return ends_sentence and line.indent > margin
+    gap = previous.y0 - line.y1
+    if gap > 0.6 * line.size or gap < -0.5 * line.size:
+        return True
+    if line.indent - previous.indent > margin:  # an indented first line
+        return True
+    return ends_sentence and line.indent <= margin and previous.room > _width_of_first_word(previous, line)
+
+
+def _width_of_first_word(previous: Line, line: Line) -> float:
+    """About how wide `line`'s first word is: when it would have fitted on `previous`, that line ended a paragraph."""
+    char_width = (previous.x1 - previous.x0) / max(1, len(previous.text))
+    return (len(line.text.split()[0]) + 1) * char_width
+
+
+def _is_heading(group: list[Line], text: str, body_size: float) -> bool:
+    words = text.split()
+    if not words or len(group) > 2 or len(words) > MAX_HEADING_WORDS or text.endswith((",", ";")):
+        return False
+    if heading_name(text) in REFERENCE_HEADINGS:
+        return True
+    if text.endswith(".") and not re.match(r"^\d", text):
+        return False
+    larger = all(l.size >= body_size + 0.9 for l in group)
+    bold = all(l.bold for l in group)
+    letters = [ch for ch in text if ch.isalpha()]
+    capitals = bool(letters) and all(ch.isupper() for ch in letters) and len(words) <= MAX_CAPS_HEADING_WORDS
+    return larger or bold or capitals
+
+
+def _same_column(a: Line, b: Line) -> bool:
+    return a.page == b.page and a.column == b.column and a.band == b.band
+
+
+def measure_columns(lines: list[Line]) -> None:
+    """Set each line's indent and room from the edges of its column (its page, band and column)."""
+    edges: dict[tuple[int, int, int], tuple[float, float]] = {}
+    for line in lines:
+        key = (line.page, line.band, line.column)
+        left, right = edges.get(key, (line.x0, line.x1))
+        edges[key] = (min(left, line.x0), max(right, line.x1))
+    for line in lines:
+        left, right = edges[(line.page, line.band, line.column)]
+        line.indent, line.room = line.x0 - left, right - line.x1
+
+
+def _by_page(lines: list[Line]) -> list[list[Line]]:
+    pages: dict[int, list[Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    return [pages[number] for number in sorted(pages)]
+
+
+def _body_size(lines: list[Line]) -> float:
+    sizes = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0

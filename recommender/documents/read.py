@@ -1,0 +1,235 @@
+"""`read_document`: one entry point for every format, chosen by what the file holds, then by its name.
+
+PDF (by its `%PDF` signature), zip (a .docx, or a zipped LaTeX project: its main .tex is the one with
+`\\documentclass`, its .bib files those named by `\\bibliography` / `\\addbibresource`, else all), LaTeX,
+Markdown or plain text (by suffix, else by content). Files over MAX_BYTES are refused before they are read;
+images, spreadsheets, old Office files and binary data are refused with a message saying what they are.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import unicodedata
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+from .errors import DocumentError
+from .model import Document
+
+MAX_BYTES = 50 * 1024 * 1024
+MAX_ZIP_TEXT_BYTES = 2 * MAX_BYTES  # the .tex, .bib and .bbl files of a zipped project, unpacked
+MAX_ZIP_MEMBERS = 20_000
+MAX_INPUT_FILES = 200  # files a .tex on disk may pull in with \input
+MAX_BINARY_SHARE = 0.01  # control characters a text may hold
+SUPPORTED = "PDF, LaTeX (.tex, with its .bib, or the project as .zip), Word (.docx), Markdown (.md) or text (.txt)"
+LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
+MAIN_NAMES = ("main", "paper", "ms", "manuscript", "article", "root")
+
+_SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
+    (b"\x89PNG", "a PNG image", "If it is a scanned page, run OCR first"),
+    (b"\xff\xd8\xff", "a JPEG image", "If it is a scanned page, run OCR first"),
+    (b"GIF8", "a GIF image", ""),
+    (b"II*\x00", "a TIFF image", "If it is a scan, run OCR first"),
+    (b"MM\x00*", "a TIFF image", "If it is a scan, run OCR first"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file (.doc, .xls or .ppt)", "Save it as .docx or PDF"),
+    (b"{\\rtf", "an RTF document", "Save it as .docx or PDF"),
+    (b"\x1f\x8b", "a gzip-compressed file", "Unpack it, or zip a LaTeX project as .zip"),
+    (b"%!PS", "a PostScript file", "Convert it to PDF"),
+    (b"7z\xbc\xaf", "a 7-Zip archive", "Pack a LaTeX project as .zip"),
+    (b"Rar!", "a RAR archive", "Pack a LaTeX project as .zip"),
+]
+_LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\]]*\])*\{")
+_MARKDOWN_RE = re.compile(r"^(?:#{1,6}\s+\S|---\s*$|\s*[-*]\s+\S.*$)", re.MULTILINE)
+_BIB_ENTRY_RE = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
+_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
+_INPUT_RE = re.compile(r"^[^%\n]*?\\(?:input|include|subfile)\s*\{([^{}]+)\}", re.MULTILINE)
+_DOCUMENTCLASS_RE = re.compile(r"^[^%\n]*\\documentclass\b", re.MULTILINE)
+
+
+def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | bytes | None = None) -> Document:
+    """Read a draft or submission into a Document.
+
+    `source`: a path, or the file's bytes (then `name`, the file name, gives its suffix). `bib`: a .bib file's
+    text for a LaTeX document. Raises DocumentError (a ValueError) with a message for the user.
+    """
+    data, name = _load(source, name)
+    if not data.strip():
+        raise DocumentError(f"The document {name or ''} is empty.".replace("  ", " "))
+    bibs = [_decode(bib, "the .bib file")] if bib is not None else []
+    suffix = Path(name).suffix.casefold()
+    if data[:1024].lstrip().startswith(b"%PDF") or b"%PDF-" in data[:1024]:
+        from .pdf import read_pdf
+        return _with_bib_notice(read_pdf(data), bibs)
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return _read_zip(data, bibs)
+    for signature, what, advice in _SIGNATURES:
+        if data.startswith(signature):
+            raise DocumentError(f"This file is {what}, not a document that can be read. "
+                                f"{advice + '; or upload ' if advice else 'Upload '}{SUPPORTED}.")
+    text = _decode(data, "the document")
+    if _BIB_ENTRY_RE.search(text[:5000]) and not _LATEX_RE.search(text) and suffix not in LATEX_SUFFIXES:
+        raise DocumentError("This is a BibTeX file, not a document. Give it as the bibliography of the .tex "
+                            "(or zip the LaTeX project), or give the document itself.")
+    if suffix in LATEX_SUFFIXES or (suffix not in MARKDOWN_SUFFIXES and _LATEX_RE.search(text)):
+        from .latex import read_latex
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return read_latex(text, bibs)
+        files, project_bibs = _beside(Path(source), text)
+        return read_latex(text, bibs or project_bibs, files=files, main_path=Path(source).name)
+    if suffix in MARKDOWN_SUFFIXES or (suffix not in (".txt", ".text") and len(_MARKDOWN_RE.findall(text)) >= 2):
+        from .markdown import read_markdown
+        return _with_bib_notice(read_markdown(text), bibs)
+    from .text import read_text
+    return _with_bib_notice(read_text(text), bibs)
+
+
+def _load(source: str | os.PathLike | bytes, name: str) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        _check_size(len(data), name)
+        return data, name
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError as exc:
+        raise DocumentError(f"{path}: no such file.") from exc
+    if path.is_dir():
+        raise DocumentError(f"{path} is a folder: give the document, or zip the LaTeX project.")
+    _check_size(size, path.name)
+    return path.read_bytes(), name or path.name
+
+
+def _check_size(size: int, name: str) -> None:
+    if size > MAX_BYTES:
+        raise DocumentError(f"The document {name} is {size / 1024 / 1024:.0f} MB; documents up to "
+                            f"{MAX_BYTES // 1024 // 1024} MB are read. Leave out images (or compress the PDF) "
+                            "and try again.".replace("document  is", "document is"))
+
+
+def _decode(data: str | bytes, what: str) -> str:
+    """Text from bytes (UTF-8, UTF-16 with its mark, else Windows-1252); binary data is refused."""
+    if isinstance(data, str):
+        text = data
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("cp1252", errors="replace")
+    controls = sum(1 for ch in text[:200_000] if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v")
+    if "\x00" in text[:200_000] or controls > MAX_BINARY_SHARE * min(len(text), 200_000):
+        raise DocumentError(f"{what[0].upper()}{what[1:]} holds binary data, not text, and is of no format that "
+                            f"can be read. Upload {SUPPORTED}.")
+    return text
+
+
+def _read_zip(data: bytes, bibs: list[str]) -> Document:
+    try:
+        archive = zipfile.ZipFile(BytesIO(data))
+        names = archive.namelist()
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DocumentError(f"This zip file is damaged ({exc}).") from exc
+    if "word/document.xml" in names:
+        from .docx import read_docx
+        return _with_bib_notice(read_docx(data), bibs)
+    for marker, what in (("xl/workbook.xml", "an Excel workbook (.xlsx)"), ("ppt/presentation.xml",
+                         "a PowerPoint presentation (.pptx)"), ("content.xml", "an OpenDocument file (.odt)")):
+        if marker in names:
+            raise DocumentError(f"This file is {what}, not a document that can be read. Save the text as .docx "
+                                f"or PDF, or upload {SUPPORTED}.")
+    return _read_latex_project(archive, bibs)
+
+
+def _read_latex_project(archive: zipfile.ZipFile, bibs: list[str]) -> Document:
+    """A zipped LaTeX project: the main .tex with its \\input files and .bib (or .bbl) files."""
+    members = [info for info in archive.infolist() if not info.is_dir()]
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise DocumentError(f"The zip holds {len(members):,} files; a LaTeX project has far fewer.")
+    wanted = [info for info in members if posixpath.splitext(info.filename)[1].casefold() in (".tex", ".bib", ".bbl")
+              and "__MACOSX" not in info.filename]
+    if sum(info.file_size for info in wanted) > MAX_ZIP_TEXT_BYTES:
+        raise DocumentError("The zip's .tex and .bib files unpack to more than "
+                            f"{MAX_ZIP_TEXT_BYTES // 1024 // 1024} MB; that is no LaTeX project.")
+    files = {}
+    for info in wanted:
+        try:
+            files[posixpath.normpath(info.filename)] = _decode(archive.read(info), info.filename)
+        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:  # RuntimeError: an encrypted member
+            raise DocumentError(f"{info.filename} in the zip cannot be unpacked ({exc}).") from exc
+    tex = {path: text for path, text in files.items() if path.casefold().endswith(".tex")}
+    if not tex:
+        raise DocumentError(f"This zip holds no .tex file and no Word document. Upload {SUPPORTED}.")
+    main = _main_file(tex)
+    project_bibs = _project_bibs(tex, files, main)
+    bbl = files.get(posixpath.splitext(main)[0] + ".bbl", "")
+    from .latex import read_latex
+    return read_latex(tex[main], project_bibs + bibs, files=tex, main_path=main, bbl=bbl)
+
+
+def _main_file(tex: dict[str, str]) -> str:
+    """The .tex that starts a document: with \\documentclass (and \\begin{document}); by name, then depth."""
+    candidates = [path for path, text in tex.items() if _DOCUMENTCLASS_RE.search(text)]
+    if not candidates:
+        if len(tex) == 1:
+            return next(iter(tex))
+        raise DocumentError("None of the zip's .tex files has a \\documentclass, so its main file is unknown. "
+                            "Zip the project with its main .tex.")
+
+    def preference(path: str) -> tuple:
+        stem = posixpath.splitext(posixpath.basename(path))[0].casefold()
+        return ("\\begin{document}" not in tex[path], stem not in MAIN_NAMES, path.count("/"), -len(tex[path]))
+
+    return min(candidates, key=preference)
+
+
+def _project_bibs(tex: dict[str, str], files: dict[str, str], main: str) -> list[str]:
+    """The .bib files the project names (relative to the main file, else by file name), else all of them."""
+    bib_files = {path: text for path, text in files.items() if path.casefold().endswith(".bib")}
+    named = [name.strip() for text in tex.values() for match in _BIB_COMMAND_RE.finditer(text)
+             for name in match.group(1).split(",") if name.strip()]
+    base = posixpath.dirname(main)
+    chosen = []
+    for name in named:
+        name = name if name.casefold().endswith(".bib") else name + ".bib"
+        for path in (posixpath.normpath(posixpath.join(base, name)), posixpath.normpath(name)):
+            if path in bib_files and path not in chosen:
+                chosen.append(path)
+                break
+        else:
+            by_name = [p for p in bib_files if posixpath.basename(p) == posixpath.basename(name)]
+            chosen.extend(p for p in by_name[:1] if p not in chosen)
+    return [bib_files[path] for path in (chosen or sorted(bib_files))]
+
+
+def _beside(path: Path, text: str) -> tuple[dict[str, str], list[str]]:
+    """For a .tex on disk: the files its \\input commands name and the .bib files it names, from its folder."""
+    folder = path.parent
+    files = {path.name: text}
+    pending = [text]
+    while pending and len(files) <= MAX_INPUT_FILES:
+        for match in _INPUT_RE.finditer(pending.pop()):
+            name = posixpath.normpath(match.group(1).strip())
+            for candidate in (name, name + ".tex"):
+                target = folder / candidate
+                if candidate not in files and target.is_file() and target.stat().st_size <= MAX_BYTES:
+                    files[candidate] = _decode(target.read_bytes(), candidate)
+                    pending.append(files[candidate])
+                    break
+    bibs = []
+    for match in _BIB_COMMAND_RE.finditer("\n".join(files.values())):
+        for name in match.group(1).split(","):
+            name = name.strip() if name.strip().casefold().endswith(".bib") else name.strip() + ".bib"
+            target = folder / name
+            if target.is_file() and target.stat().st_size <= MAX_BYTES:
+                bibs.append(_decode(target.read_bytes(), name))
+    return files, bibs
+
+
+def _with_bib_notice(document: Document, bibs: list[str]) -> Document:
+    if bibs:
+        document.notices.append("A .bib file is read only with a LaTeX document; it was not used.")
+    return document

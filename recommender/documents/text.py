@@ -1,0 +1,85 @@
+"""Plain-text drafts (.txt), also text copied out of a PDF: paragraphs are separated by blank lines.
+
+The title is the first line (or the first short block); a heading is a short line alone or at the top of a
+paragraph that is numbered ("2 Related Work", "III. METHOD"), in capitals, or a section name such as
+"Abstract", "Introduction" or "References". Line numbers count from 1 in the file as given.
+"""
+from __future__ import annotations
+
+import re
+
+from .assemble import ABSTRACT_HEADINGS, REFERENCE_HEADINGS, assemble, heading_name
+from .blocks import Block, paragraph, words_seen
+from .model import Document
+
+MAX_HEADING_WORDS = 10
+MAX_TITLE_WORDS = 30
+MAX_TITLE_LINES = 3
+SECTION_NAMES = ABSTRACT_HEADINGS | REFERENCE_HEADINGS | {
+    "introduction", "related work", "background", "method", "methods", "methodology", "approach", "experiments",
+    "experimental setup", "evaluation", "results", "discussion", "conclusion", "conclusions", "future work",
+    "limitations", "acknowledgments", "acknowledgements", "appendix", "keywords", "index terms"}
+
+_NUMBERED_HEADING_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.)\s+[A-Z][^.!?]*$")
+_FRONT_LABEL_LINE_RE = re.compile(r"^(?:abstract|keywords|index terms)\s*[:.—–-]", re.IGNORECASE)
+
+
+def read_text(text: str) -> Document:
+    """A plain-text draft: title, abstract, passages with their lines, markers, the References section."""
+    vocabulary = words_seen(text)
+    chunks = split_paragraphs(text.splitlines())
+    title, chunks = take_title(chunks)
+    blocks: list[Block] = []
+    for first, lines in chunks:
+        if len(lines) > 1 and is_heading_line(lines[0], alone=False):
+            blocks.append(Block(text=lines[0].strip(), line=first, heading=True, lines=(lines[0],)))
+            first, lines = first + 1, lines[1:]
+        heading = len(lines) == 1 and is_heading_line(lines[0], alone=True)
+        blocks.append(Block(text=paragraph(lines, vocabulary), line=first, heading=heading, lines=tuple(lines)))
+    return assemble(blocks, "text", title)
+
+
+def split_paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(1-based line of its first line, its lines) of each run of non-blank lines; a form feed is a blank."""
+    chunks: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.strip() == "\f":
+            current = []
+            continue
+        if not current:
+            chunks.append((number, current))
+        current.append(line.strip().replace("\f", ""))
+    return chunks
+
+
+def take_title(chunks: list[tuple[int, list[str]]]) -> tuple[str, list[tuple[int, list[str]]]]:
+    """The title (the first block when it is short, else its first line) and the chunks without it."""
+    if not chunks:
+        return "", chunks
+    first, lines = chunks[0]
+    if heading_name(lines[0]) in ABSTRACT_HEADINGS or _FRONT_LABEL_LINE_RE.match(lines[0]):
+        return "", chunks
+    words = sum(len(line.split()) for line in lines)
+    if len(lines) <= MAX_TITLE_LINES and words <= MAX_TITLE_WORDS and not lines[0].rstrip().endswith("."):
+        return paragraph(lines), chunks[1:]
+    if len(lines[0].split()) <= MAX_TITLE_WORDS:
+        return lines[0].strip(), [(first + 1, lines[1:])] + chunks[1:]
+    return "", chunks
+
+
+def is_heading_line(line: str, alone: bool) -> bool:
+    """Does a line look like a section heading? At the top of a paragraph (`alone` False) only a section name
+    or a numbered heading counts; alone, a short line in capitals or title case counts too."""
+    line = line.strip()
+    words = line.split()
+    if not words or len(words) > MAX_HEADING_WORDS or line.endswith((",", ";", ":")):
+        return False
+    if heading_name(line) in SECTION_NAMES:
+        return True
+    if _NUMBERED_HEADING_RE.match(line):
+        return True
+    if not alone or line.endswith(".") or not line[0].isupper():
+        return False
+    letters = [ch for ch in line if ch.isalpha()]
+    return bool(letters) and (all(ch.isupper() for ch in letters) or all(w[0].isupper() for w in words if len(w) > 3))
