@@ -60,7 +60,8 @@ def clean(sentence: str) -> str:
     text = _EMPTY_BRACKETS.sub(" ", text)
     text = _CROSS_REFERENCE.sub("1", text)
     text = re.sub(r"\s+", " ", text).strip()
-    return re.sub(r"\s+([.,;:])", r"\1", text)
+    text = re.sub(r"\s+([.,;:)])", r"\1", text)
+    return re.sub(r"[,;]+(?=[.,;:])", "", text.replace("( ", "("))
 
 
 def labelled_sentences(paragraph: str) -> list[tuple[str, bool]]:
@@ -92,16 +93,42 @@ def metrics(labels: list[bool], scores: list[float], threshold: float) -> dict[s
             "average_precision": float(average_precision_score(y, scores)), "flagged": int(predicted.sum())}
 
 
-def halves(folder: Path) -> dict[str, tuple[list[str], list[bool]]]:
-    """{"development": (sentences, labels), "held-out": (...)} from the benchmark's paragraphs."""
-    result: dict[str, tuple[list[str], list[bool]]] = {"development": ([], []), "held-out": ([], [])}
+class Half:
+    """The labelled sentences of one half of the papers, with the paper each comes from."""
+
+    def __init__(self) -> None:
+        self.sentences: list[str] = []
+        self.labels: list[bool] = []
+        self.papers: list[str] = []
+
+
+def halves(folder: Path) -> dict[str, Half]:
+    """{"development": Half, "held-out": Half} from the benchmark's paragraphs."""
+    result = {"development": Half(), "held-out": Half()}
     for citing_id, paragraphs in load_paragraphs(folder).items():
-        sentences, labels = result["development" if is_development(citing_id) else "held-out"]
+        half = result["development" if is_development(citing_id) else "held-out"]
         for paragraph in paragraphs:
             for sentence, cited in labelled_sentences(paragraph):
-                sentences.append(sentence)
-                labels.append(cited)
+                half.sentences.append(sentence)
+                half.labels.append(cited)
+                half.papers.append(citing_id)
     return result
+
+
+def paper_bootstrap(half: Half, scores: list[float], baseline: list[float], rounds: int = 1000) -> dict:
+    """95% intervals, over papers drawn with replacement, of the scorer's AP and of its lead over the baseline."""
+    rng = np.random.default_rng(12)
+    ids = sorted(set(half.papers))
+    rows = {i: np.flatnonzero(np.asarray(half.papers) == i) for i in ids}
+    y, a, b = np.asarray(half.labels), np.asarray(scores), np.asarray(baseline)
+    ap, lead = [], []
+    for _ in range(rounds):
+        picked = np.concatenate([rows[ids[k]] for k in rng.integers(0, len(ids), len(ids))])
+        if y[picked].any():
+            ap.append(average_precision_score(y[picked], a[picked]))
+            lead.append(ap[-1] - average_precision_score(y[picked], b[picked]))
+    return {"average_precision": [float(np.percentile(ap, 2.5)), float(np.percentile(ap, 97.5))],
+            "lead_over_baseline": [float(np.percentile(lead, 2.5)), float(np.percentile(lead, 97.5))]}
 
 
 def best_threshold(labels: list[bool], scores: list[float]) -> float:
@@ -118,25 +145,30 @@ def best_threshold(labels: list[bool], scores: list[float]) -> float:
     return best
 
 
-def tune(sentences: list[str], labels: list[bool]) -> None:
+def tune(half: Half) -> None:
     """Print cue-group weights fitted on the development half, and the threshold for the shipped scorer."""
     from sklearn.linear_model import LogisticRegression
 
     scorer = ClaimScorer()
-    rows = [scorer.features(s) for s in sentences]
+    rows = [scorer.features(s) for s in half.sentences]
     names = list(rows[0])
-    model = LogisticRegression(C=1.0, max_iter=1000).fit([[r[n] for n in names] for r in rows], labels)
+    model = LogisticRegression(C=1.0, max_iter=1000).fit([[r[n] for n in names] for r in rows], half.labels)
     weights = {"bias": round(float(model.intercept_[0]), 1)}
     weights.update({n: round(float(w), 1) for n, w in zip(names, model.coef_[0])})
     print("weights fitted on the development half:", json.dumps(weights))
     print("F0.5-best threshold of the shipped scorer on the development half:",
-          best_threshold(labels, scorer.score(sentences)))
+          best_threshold(half.labels, scorer.score(half.sentences)))
 
 
 def evaluate(sentences: list[str], labels: list[bool]) -> dict[str, dict[str, float]]:
-    """The scorer at CLAIM_THRESHOLD, the keyword baseline (one cue word or more) and flagging everything."""
-    return {"scorer": metrics(labels, ClaimScorer().score(sentences), CLAIM_THRESHOLD),
-            "keyword baseline": metrics(labels, baseline_scores(sentences), 0.5),
+    """The scorer at CLAIM_THRESHOLD, the keyword baseline (one cue word or more), the scorer flagging as many
+    sentences as the baseline (its top ones), and flagging everything."""
+    scores = ClaimScorer().score(sentences)
+    baseline = metrics(labels, baseline_scores(sentences), 0.5)
+    cut = sorted(scores, reverse=True)[baseline["flagged"] - 1] if baseline["flagged"] else 1.0
+    return {"scorer": metrics(labels, scores, CLAIM_THRESHOLD),
+            "keyword baseline": baseline,
+            "scorer, as many flagged as the baseline": metrics(labels, scores, np.nextafter(cut, -1.0)),
             "flag every sentence": metrics(labels, [1.0] * len(sentences), 0.5)}
 
 
@@ -152,24 +184,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sets = halves(args.data)
     if args.tune:
-        tune(*sets["development"])
+        tune(sets["development"])
         return 0
     report: dict[str, object] = {"command": "python -m bench.claims " + " ".join(argv or sys.argv[1:]),
                                  "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores",
                                  "claim_threshold": CLAIM_THRESHOLD, "halves": {}}
     for name in ("held-out", "development"):
-        sentences, labels = sets[name]
-        papers = sum(is_development(i) == (name == "development") for i in load_paragraphs(args.data))
-        results = evaluate(sentences, labels)
-        report["halves"][name] = {"papers": papers, "sentences": len(sentences), "cited": sum(labels),
-                                  **results}
-        print(f"\n{name}: {papers} papers, {len(sentences)} sentences, {sum(labels)} cited "
-              f"({sum(labels) / len(labels):.1%})")
+        half = sets[name]
+        results = evaluate(half.sentences, half.labels)
+        intervals = paper_bootstrap(half, ClaimScorer().score(half.sentences), baseline_scores(half.sentences))
+        papers, count, cited = len(set(half.papers)), len(half.labels), sum(half.labels)
+        report["halves"][name] = {"papers": papers, "sentences": count, "cited": cited, **results,
+                                  "95% interval over papers": intervals}
+        print(f"\n{name}: {papers} papers, {count} sentences, {cited} cited ({cited / count:.1%})")
         print("| method | precision | recall | F1 | average precision | flagged |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
         for method, m in results.items():
             print(f"| {method} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
                   f"{m['average_precision']:.3f} | {m['flagged']} |")
+        print("95% interval over papers (bootstrap): scorer's AP {:.3f}-{:.3f}; its lead over the baseline's AP "
+              "{:.3f}-{:.3f}".format(*intervals["average_precision"], *intervals["lead_over_baseline"]))
     text = "\n\n".join(p for paragraphs in load_paragraphs(args.data).values() for p in paragraphs)
     started = time.perf_counter()
     sentences = [s for _, _, s in split_sentences(text)]
