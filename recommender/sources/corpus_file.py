@@ -79,7 +79,8 @@ class Summary:
 
     def lines(self) -> list[str]:
         parts = ", ".join(f"{n} {name}" for name, n in self.parts.items() if n)
-        lines = [f"wrote {self.papers} papers to {self.out}" + (f" ({parts})" if parts else "")]
+        lines = [f"wrote {self.papers} paper{'' if self.papers == 1 else 's'} to {self.out}"
+                 + (f" ({parts})" if parts else "")]
         if self.references.outside:
             lines.append(f"references: {self.references.kept} point at papers of the corpus and are kept, "
                          f"{self.references.outside} point outside it and were dropped")

@@ -97,7 +97,7 @@ class SemanticScholarDownload:
 
     def __init__(self, seeds: Iterable[str], out: str | Path, *, expand: str = "none", expand_limit: int | None = None,
                  api_key: str | None = None, api_url: str = API_URL, client: JsonClient | None = None,
-                 progress: bool = True):
+                 progress: bool = True, citation_page: int = CITATION_PAGE):
         self.seeds = list(dict.fromkeys(seed_id(s) for s in seeds))
         if not self.seeds:
             raise SourceError("give the seed papers: --seed ID ... or --seed-file FILE (one id a line)")
@@ -110,6 +110,7 @@ class SemanticScholarDownload:
         key = api_key if api_key is not None else os.environ.get("S2_API_KEY", "")
         self.client = client or JsonClient("Semantic Scholar", per_second=1.0, headers={"x-api-key": key} if key else {})
         self.progress = progress
+        self.citation_page = citation_page
         self.notes: list[str] = []
         self._wanted_refs: list[str] | None = None
         self._seed_papers: list[str] | None = None
@@ -172,7 +173,7 @@ class SemanticScholarDownload:
             partial.save([], "cite", {"stage": "done"})
             return {"stage": "done"}
         paper = self._seed_papers[state["seed"]]
-        limit = min(CITATION_PAGE, CITATION_WINDOW - state["offset"])
+        limit = min(self.citation_page, CITATION_WINDOW - state["offset"])
         page = self.client.get(f"{self.api_url}/graph/v1/paper/{paper}/citations",
                                params={"fields": "paperId", "offset": state["offset"], "limit": limit})
         if not isinstance(page, dict) or not isinstance(page.get("data"), list):
