@@ -84,8 +84,8 @@ _WORKS = ("works?|stud(?:y|ies)|research|papers?|results?|literature|approaches|
 _GROUPS: dict[str, re.Pattern[str]] = {
     # results reported as established: "has been shown", "were proposed by", "is well known"
     "attribution": _cues(
-        rf"(?:has|have|had)\s+(?:also\s+|already\s+|recently\s+|previously\s+)?been\s+(?:\w+ly\s+)?"
-        rf"(?:{_PARTICIPLES})",
+        rf"(?:has|have|had)\s+(?:also\s+|already\s+|recently\s+|previously\s+)?(?:been\s+(?:\w+ly\s+)?)?"
+        rf"(?:{_PARTICIPLES}|become|surpassed|emerged|attracted|received|gained|enabled|led)",
         rf"(?:was|were)\s+(?:first\s+|originally\s+|recently\s+|previously\s+|later\s+)?(?:{_PARTICIPLES})"
         r"\s+(?:by|in)",
         r"(?:is|are)\s+(?:well|widely|commonly|generally|often)\s+(?:known|used|accepted|believed|studied|"
@@ -110,8 +110,8 @@ _GROUPS: dict[str, re.Pattern[str]] = {
         r"researchers", r"community", r"benchmarks?"),
     # pointers to a source: "following", "we refer to", "as in", "e.g.", "proposed by", "consistent with"
     "pointer": _cues(
-        r"follow(?:s|ing|ed)?", r"refer(?:s|red)?\s+(?:\w+\s+){0,2}to", r"in\s+the\s+spirit\s+of", r"based\s+on",
-        r"recall", r"adopt(?:s|ed|ing)?", r"borrow(?:s|ed|ing)?",
+        r"(?<!as\s)follow(?:s|ing|ed)?", r"refer(?:s|red)?\s+(?:\w+\s+){0,2}to", r"in\s+the\s+spirit\s+of",
+        r"based\s+on", r"recall", r"adopt(?:s|ed|ing)?", r"borrow(?:s|ed|ing)?",
         rf"(?:{_PARTICIPLES}|given|defined|considered|obtained)\s+(?:in|by)(?!\s+(?:{_FURNITURE}))",
         r"as\s+in", r"see(?:\s+also)?", r"cf\.", r"e\.g\.", r"for\s+(?:example|instance)", r"such\s+as", r"like",
         r"details", r"(?:more|further)\s+(?:\w+\s+){0,3}(?:can|may)\s+be\s+found",
