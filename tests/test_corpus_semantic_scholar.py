@@ -179,7 +179,8 @@ def test_datasets_errors(shards, tmp_path, capsys):
     assert "not a folder" in capsys.readouterr().err
     damaged = shards / "papers" / "20240101_part_1"
     damaged.write_bytes(damaged.read_bytes()[:-20])
-    assert main(["corpus", "s2-datasets", str(shards), "--field", "Computer Science", "--out", str(out), "--quiet"]) == 2
+    assert main(["corpus", "s2-datasets", str(shards), "--field", "Computer Science", "--out", str(out),
+                 "--quiet"]) == 2
     assert "cut short" in capsys.readouterr().err and not out.exists()
     shutil.rmtree(shards / "papers")
     assert main(["corpus", "s2-datasets", str(shards), "--out", str(out)]) == 2

@@ -60,12 +60,14 @@ class Library:
         for order, (role, first, last) in enumerate(creators):
             cid = self.db.execute("INSERT INTO creators (firstName, lastName, fieldMode) VALUES (?, ?, ?)",
                                   (first, last, 0 if first else 1)).lastrowid
-            self.db.execute("INSERT INTO itemCreators VALUES (?, ?, ?, ?)", (item, cid, CREATOR_TYPES.index(role) + 1, order))
+            self.db.execute("INSERT INTO itemCreators VALUES (?, ?, ?, ?)",
+                            (item, cid, CREATOR_TYPES.index(role) + 1, order))
         return item
 
     def collection(self, cid, name, parent=None, items=()):
         self.db.execute("INSERT INTO collections VALUES (?, ?, ?, 1, ?)", (cid, name, parent, f"C{cid}"))
-        self.db.executemany("INSERT INTO collectionItems (collectionID, itemID) VALUES (?, ?)", [(cid, i) for i in items])
+        self.db.executemany("INSERT INTO collectionItems (collectionID, itemID) VALUES (?, ?)",
+                            [(cid, i) for i in items])
 
     def close(self):
         self.db.commit()

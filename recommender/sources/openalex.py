@@ -186,8 +186,8 @@ class OpenAlexDownload:
         steps: dict[str, Callable[[PartialDownload, dict], dict]] = {
             "seed": self._seed_page, "refs": self._refs_batch, "cites": self._cites_page}
         try:
-            with tqdm(desc="OpenAlex works", unit=" works", initial=len(partial.seen), disable=not self.progress or None,
-                      dynamic_ncols=True) as bar:
+            with tqdm(desc="OpenAlex works", unit=" works", initial=len(partial.seen),
+                      disable=not self.progress or None, dynamic_ncols=True) as bar:
                 while state["stage"] != "done":
                     before = len(partial.seen)
                     state = steps[state["stage"]](partial, state)
@@ -259,8 +259,9 @@ class OpenAlexDownload:
 
     def _expansion_full(self, partial: PartialDownload) -> bool:
         full = self.expand_limit is not None and partial.hops["ref"] + partial.hops["cite"] >= self.expand_limit
-        if full and not self.notes:
-            self.notes.append(f"the expansion stopped at --expand-limit {self.expand_limit} papers")
+        note = f"the expansion stopped at --expand-limit {self.expand_limit} papers"
+        if full and note not in self.notes:
+            self.notes.append(note)
         return full
 
     # ------------------------------------------------------------------ requests and the result
@@ -270,14 +271,15 @@ class OpenAlexDownload:
         if cursor is not None:
             params["cursor"] = cursor
         page = self.client.get(f"{self.api_url}/works?{_query_string(works)}", params=params)
-        if not (isinstance(page, dict) and isinstance(page.get("results"), list) and isinstance(page.get("meta"), dict)):
-            raise SourceError("OpenAlex answered with a page without `results` and `meta`: is --api-url an OpenAlex API?")
+        if not (isinstance(page, dict) and isinstance(page.get("results"), list)
+                and isinstance(page.get("meta"), dict)):
+            raise SourceError("OpenAlex answered with a page without `results` and `meta`: "
+                              "is --api-url an OpenAlex API?")
         return page
 
     def _finish(self, partial: PartialDownload) -> Summary:
         count = ReferenceCount()
         written = write_corpus(within_corpus(partial.records(), partial.seen, count), self.out)
-        summary = Summary(str(self.out), written, count, {"seeds": partial.hops["seed"], "referenced": partial.hops["ref"],
-                                                          "citing": partial.hops["cite"]}, self.notes)
+        summary = Summary(str(self.out), written, count, partial.parts(), self.notes)
         partial.remove()
         return summary

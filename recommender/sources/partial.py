@@ -69,6 +69,10 @@ class PartialDownload:
                 if "record" in entry and (hop is None or entry["hop"] == hop):
                     yield entry["record"]
 
+    def parts(self) -> dict[str, int]:
+        """How many records each hop added, named for the summary."""
+        return {"seeds": self.hops["seed"], "referenced": self.hops["ref"], "citing": self.hops["cite"]}
+
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()
@@ -88,8 +92,9 @@ class PartialDownload:
             except (ValueError, KeyError, TypeError):
                 raise SourceError(f"{self.path} is not the state file of a download: delete it and run again") from None
             if settings != self.settings:
-                raise SourceError(f"{self.path} belongs to a download with other settings ({_differences(settings, self.settings)}): "
-                                  "run that command again to finish it, or delete the file to start this one")
+                raise SourceError(f"{self.path} belongs to a download with other settings "
+                                  f"({_differences(settings, self.settings)}): run that command again to finish it, "
+                                  "or delete the file to start this one")
             keep_bytes = handle.tell()
             for line in handle:
                 if not line.endswith(b"\n"):

@@ -108,7 +108,8 @@ class SemanticScholarDownload:
         self.out, self.expand, self.expand_limit = Path(out), expand, expand_limit
         self.api_url = api_url.rstrip("/")
         key = api_key if api_key is not None else os.environ.get("S2_API_KEY", "")
-        self.client = client or JsonClient("Semantic Scholar", per_second=1.0, headers={"x-api-key": key} if key else {})
+        self.client = client or JsonClient("Semantic Scholar", per_second=1.0,
+                                           headers={"x-api-key": key} if key else {})
         self.progress = progress
         self.citation_page = citation_page
         self.notes: list[str] = []
@@ -226,8 +227,7 @@ class SemanticScholarDownload:
         written = write_corpus(within_corpus(_with_corpus_ids(partial.records(), corpus_ids), partial.seen, count),
                                self.out)
         partial.remove()
-        return Summary(str(self.out), written, count, {"seeds": partial.hops["seed"], "referenced": partial.hops["ref"],
-                                                       "citing": partial.hops["cite"]}, self.notes)
+        return Summary(str(self.out), written, count, partial.parts(), self.notes)
 
 
 def _with_corpus_ids(records: Iterator[dict], corpus_ids: dict[str, str]) -> Iterator[dict]:

@@ -44,7 +44,7 @@ class JsonClient:
 
     def request(self, method: str, url: str, **kwargs: Any) -> Any:
         host = urlsplit(url).netloc
-        problem = ""
+        problem, wait = "", 0.0
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(min(wait, MAX_WAIT))
@@ -52,10 +52,12 @@ class JsonClient:
             try:
                 response = self.session.request(method, url, timeout=self.timeout, **kwargs)
             except requests.Timeout:
-                problem, wait = f"{self.service} ({host}) did not answer within {self.timeout:.0f} s", self._doubling(attempt)
+                problem = f"{self.service} ({host}) did not answer within {self.timeout:.0f} s"
+                wait = self._doubling(attempt)
                 continue
             except requests.ConnectionError as exc:
-                problem, wait = f"cannot reach {self.service} ({host}): {_connection_reason(exc)}", self._doubling(attempt)
+                problem = f"cannot reach {self.service} ({host}): {_connection_reason(exc)}"
+                wait = self._doubling(attempt)
                 continue
             if response.status_code == 200:
                 try:
