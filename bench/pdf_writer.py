@@ -9,7 +9,7 @@ only an image (a scan without a text layer).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from reportlab.lib.pagesizes import A4
@@ -17,10 +17,32 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
+FONT_FILES = {"Serif": "DejaVuSerif.ttf", "Serif-Bold": "DejaVuSerif-Bold.ttf", "Sans": "DejaVuSans.ttf",
+              "Sans-Bold": "DejaVuSans-Bold.ttf"}
+FONT_FOLDERS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"),
+                Path("/usr/local/share/fonts")]
+STANDARD_FONTS = {"Serif": "Times-Roman", "Serif-Bold": "Times-Bold", "Sans": "Helvetica",
+                  "Sans-Bold": "Helvetica-Bold"}
+
+
+def _fonts() -> dict[str, str]:
+    """DejaVu when the machine has it (every letter of every name), else the PDF standard fonts (Latin-1 only:
+    a name such as "Veličković" then loses its "č")."""
+    folder = next((f for f in FONT_FOLDERS if all((f / name).is_file() for name in FONT_FILES.values())), None)
+    if folder is None:
+        return dict(STANDARD_FONTS)
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    for name, file in FONT_FILES.items():
+        pdfmetrics.registerFont(TTFont(f"DejaVu{name}", str(folder / file)))
+    return {name: f"DejaVu{name}" for name in FONT_FILES}
+
+
+FONTS = _fonts()
 MARGIN, GUTTER = 56, 18
-BODY = ("Times-Roman", 10, 12.0)  # font, size, leading
-HEADING = ("Times-Bold", 11, 14.0)
-REFERENCE = ("Times-Roman", 8, 9.6)
+BODY = (FONTS["Serif"], 10, 12.0)  # font, size, leading
+HEADING = (FONTS["Serif-Bold"], 11, 14.0)
+REFERENCE = (FONTS["Serif"], 8, 9.6)
 MIN_PIECE = 3  # letters on each side of a hyphen at a line end
 
 
@@ -36,7 +58,8 @@ class Draft:
     columns: int = 1
     running_header: str = ""
     reference_heading: str = "References"
-    extra_pages_text: list[str] = field(default_factory=list)  # appended paragraphs (long documents)
+    reference_layout: str = "hanging"  # "hanging" indent, "flat" (no cue where entries start) or "spaced"
+    inline_abstract: bool = False  # "Abstract—We present ..." (IEEE) instead of a heading over it
 
 
 def write_pdf(path: Path, draft: Draft, hyphenate: bool = True, password: str | None = None) -> None:
@@ -97,7 +120,7 @@ def wrap(text: str, font: str, size: float, width: float, hyphenate: bool, first
 
 def _hyphen_piece(word: str, line: str, font: str, size: float, room: float) -> str | None:
     """The longest start of `word` that fits on the line with a hyphen, or None."""
-    if not word.isalpha() or len(word) < 2 * MIN_PIECE + 1:
+    if not word.isalpha() or not word[1:].islower() or len(word) < 2 * MIN_PIECE + 1:  # as TeX: no "unarX-ive"
         return None
     for cut in range(len(word) - MIN_PIECE, MIN_PIECE - 1, -1):
         text = f"{line} {word[:cut]}-" if line else f"{word[:cut]}-"
@@ -119,25 +142,27 @@ class Layout:
 
     def run(self) -> None:
         self._front_matter()
-        self._heading("Abstract")
-        self._paragraph(self.draft.abstract, indent=False)
+        if self.draft.inline_abstract:
+            self._paragraph(f"Abstract—{self.draft.abstract}", indent=False)
+        else:
+            self._heading("Abstract")
+            self._paragraph(self.draft.abstract, indent=False)
         for heading, paragraphs in self.draft.sections:
             self._heading(heading)
             for number, text in enumerate(paragraphs):
                 self._paragraph(text, indent=number > 0)
-        for text in self.draft.extra_pages_text:
-            self._paragraph(text, indent=True)
         self._heading(self.draft.reference_heading)
+        font, size, _ = REFERENCE
+        layout = self.draft.reference_layout
         for entry in self.draft.references:
-            font, size, leading = REFERENCE
-            hang = stringWidth("[00] ", font, size) if entry.startswith("[") else 10
+            hang = 0 if layout != "hanging" else stringWidth("[00] ", font, size) if entry.startswith("[") else 10
             for indent, line in wrap(entry, font, size, self.column_width, self.hyphenate, 0, hang):
                 self._line(line, REFERENCE, indent)
-            self.y -= 2
+            self.y -= 4 if layout == "spaced" else 0
         self._finish_page()
 
     def _front_matter(self) -> None:
-        for text, (font, size) in ((self.draft.title, ("Helvetica-Bold", 16)), (self.draft.authors, ("Helvetica", 11))):
+        for text, (font, size) in ((self.draft.title, (FONTS["Sans-Bold"], 16)), (self.draft.authors, (FONTS["Sans"], 11))):
             for _, line in wrap(text, font, size, self.page_width - 2 * MARGIN, False):
                 self.pdf.setFont(font, size)
                 self.pdf.drawCentredString(self.page_width / 2, self.y - size, line)
@@ -177,7 +202,7 @@ class Layout:
         self.top = self.y = self.page_height - MARGIN
 
     def _finish_page(self) -> None:
-        self.pdf.setFont("Times-Roman", 9)
+        self.pdf.setFont(FONTS["Serif"], 9)
         self.pdf.drawCentredString(self.page_width / 2, MARGIN / 2, str(self.page))
         if self.page > 1 and self.draft.running_header:
             self.pdf.drawString(MARGIN, self.page_height - MARGIN / 2, self.draft.running_header)

@@ -3,8 +3,8 @@
 What the layout tells:
 - columns: a page whose lines sit left or right of its middle is read column by column; lines across the
   middle (title, a wide figure caption) separate the page into bands read top to bottom;
-- running headers, footers and page numbers: lines near the top or bottom edge that are a page number or
-  that repeat (digits aside) on several pages are left out;
+- running headers, footers and page numbers: lines near the top or bottom edge that are a page number, that
+  repeat (digits aside) on several pages, or that stand apart from the text in smaller type are left out;
 - the title: the largest type on page 1; headings: short lines in bold or larger type, or in capitals;
 - paragraphs: a new one starts after a wider gap, at an indented line, after a short line that ends a
   sentence, or where the type changes; a paragraph goes on across a column or page break;
@@ -19,6 +19,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from ..reference_text import looks_like_entry_start
 from .assemble import APPENDIX_RE, REFERENCE_HEADINGS, assemble, heading_name
 from .blocks import Block, paragraph, words_seen
 from .errors import DocumentError
@@ -64,8 +65,8 @@ def read_pdf(data: bytes) -> Document:
         raise DocumentError("This PDF has no text layer (scanned?): its pages are images, so there is no text to "
                             "read. Run it through OCR first (for example ocrmypdf), or upload the source "
                             "(.tex, .docx) or a PDF exported from it.")
-    lines = drop_running_lines(pages)
     body_size = _body_size(lines)
+    lines = drop_running_lines(pages, body_size)
     ordered = [line for page in _by_page(lines) for line in reading_order(page)]
     measure_columns(ordered)
     title, ordered = take_title(ordered, body_size)
@@ -130,15 +131,16 @@ def _line(item, page: int) -> Line | None:
     return Line(text=text, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, size=size, bold=bold, page=page)
 
 
-def drop_running_lines(pages: list[list[Line]]) -> list[Line]:
-    """All lines but page numbers and the running headers and footers near the page edges."""
+def drop_running_lines(pages: list[list[Line]], body_size: float) -> list[Line]:
+    """All lines but page numbers and the running headers and footers near the page edges (those in type no
+    larger than the body's: a title on page 1 may repeat in the running header of the pages after it)."""
     if not pages:
         return []
     height = max((line.y1 for page in pages for line in page), default=0) or 1
+    extent = [(max((l.y1 for l in page), default=0), min((l.y0 for l in page), default=0)) for page in pages]
 
     def at_edge(line: Line) -> bool:
-        top = max(line.y1 for line in pages[line.page - 1])
-        bottom = min(line.y0 for line in pages[line.page - 1])
+        top, bottom = extent[line.page - 1]
         return (line.y0 > top - EDGE_SHARE * height and line.y1 >= top - 1) or \
                (line.y1 < bottom + EDGE_SHARE * height and line.y0 <= bottom + 1) or \
                line.y0 > (1 - EDGE_SHARE / 2) * height or line.y1 < EDGE_SHARE / 2 * height
@@ -146,17 +148,31 @@ def drop_running_lines(pages: list[list[Line]]) -> list[Line]:
     def signature(line: Line) -> str:
         return re.sub(r"\d+", "#", line.text.casefold())
 
-    edge_signatures = Counter(signature(line) for page in pages for line in {id(l): l for l in page}.values()
-                              if at_edge(line))
+    edge_pages: dict[str, set[int]] = {}
+    for page in pages:
+        for line in page:
+            if at_edge(line):
+                edge_pages.setdefault(signature(line), set()).add(line.page)
     repeated = max(2, len(pages) // 3)
     kept = []
     for page in pages:
         for line in page:
-            if at_edge(line) and (_PAGE_NUMBER_RE.match(line.text) or
-                                  (len(pages) > 1 and edge_signatures[signature(line)] >= repeated)):
+            if at_edge(line) and (_PAGE_NUMBER_RE.match(line.text) or (
+                    line.size <= body_size + 0.5 and len(edge_pages[signature(line)]) >= repeated)
+                    or (line.size < body_size - 0.5 and _isolated(line, page, 1.5 * body_size))):
                 continue
             kept.append(line)
     return kept
+
+
+def _isolated(line: Line, page: list[Line], gap: float) -> bool:
+    """No other line of the page (beside it on the same row aside) lies within `gap` above or below it."""
+    for other in page:
+        if other is line or (other.y0 < line.y1 and other.y1 > line.y0):
+            continue
+        if min(abs(other.y0 - line.y1), abs(line.y0 - other.y1)) < gap:
+            return False
+    return True
 
 
 def reading_order(lines: list[Line]) -> list[Line]:
@@ -248,8 +264,10 @@ def reference_entries(lines: list[Line]) -> list[Block]:
     else:
         gaps = [i for i in range(1, len(lines)) if _same_column(lines[i - 1], lines[i])
                 and lines[i - 1].y0 - lines[i].y1 > 0.45 * size]
-        if len(gaps) >= 2:
-            starts = [0] + gaps
+        if len(gaps) >= 2:  # entries set apart: a column break between two is seen in the text
+            breaks = [i for i in range(1, len(lines)) if not _same_column(lines[i - 1], lines[i])
+                      and _TERMINAL_RE.search(lines[i - 1].text) and looks_like_entry_start(lines[i].text)]
+            starts = sorted({0, *gaps, *breaks})
     if not starts:
         return [Block(text=paragraph([l.text for l in lines]), page=lines[0].page,
                       lines=tuple(l.text for l in lines))]
