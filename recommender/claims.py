@@ -19,7 +19,7 @@ import sentencex
 # Abbreviations after which a full stop does not end a sentence (lower case, without the stop).
 _ABBREVIATIONS = frozenset("""
     al e.g i.e cf vs viz resp approx ca fig figs eq eqs tab tabs sec secs ch chap vol vols no nos pp p
-    ref refs proc dr prof mr mrs ms st jr thm lem prop cor def app appx alg ex eqn eqns
+    ref refs proc dr prof st jr thm lem prop cor def app appx alg ex eqn eqns
 """.split())
 _LAST_WORD = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)\.\W*$")
 _LETTER = re.compile(r"[^\W\d_]")
