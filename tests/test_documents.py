@@ -1,0 +1,439 @@
+"""Tests of recommender.documents: whole drafts read from real files (PDFs laid out by reportlab, DOCX written by
+python-docx, LaTeX, zipped projects, Markdown, text) and every kind of bad input refused with a clear message."""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bench.pdf_writer import Draft, write_pdf, write_scanned_pdf
+from recommender.documents.errors import DocumentError
+from recommender.documents.markers import expand_numbers, find_markers
+from recommender.documents.pdf import extract_lines
+from recommender.documents.read import MAX_BYTES, read_document
+from recommender.references import parse_reference_list
+
+FILLER = ("Citation recommendation systems help researchers find relevant literature for their manuscripts, and "
+          "they have been studied extensively in information retrieval and natural language processing. ")
+NUMBERED_REFERENCES = [
+    "[1] Chandra Bhagavatula, Sergey Feldman, Russell Power, and Waleed Ammar. 2018. Content-Based Citation "
+    "Recommendation. In Proceedings of NAACL-HLT. 238–251.",
+    "[2] Trevor Strohman, W. Bruce Croft, and David D. Jensen. 2007. Recommending citations for academic papers. "
+    "In Proceedings of SIGIR. 705–706.",
+    "[3] Qi He, Jian Pei, Daniel Kifer, Prasenjit Mitra, and Lee Giles. 2010. Context-aware citation "
+    "recommendation. In Proceedings of WWW. 421–430.",
+    "[4] Eugene Garfield. 1955. Citation indexes for science: A new dimension in documentation through "
+    "association of ideas. Science 122, 3159 (1955), 108–111.",
+]
+AUTHOR_YEAR_REFERENCES = [
+    "Bhagavatula, C., Feldman, S., Power, R., & Ammar, W. (2018). Content-based citation recommendation. In "
+    "Proceedings of NAACL-HLT (pp. 238–251).",
+    "Garfield, E. (1955). Citation indexes for science: A new dimension in documentation through association of "
+    "ideas. Science, 122(3159), 108–111.",
+    "He, Q., Pei, J., Kifer, D., Mitra, P., & Giles, L. (2010). Context-aware citation recommendation. In "
+    "Proceedings of WWW (pp. 421–430).",
+    "van der Berg, A., & Smith, J. (2019a). Particle names in author lists. Journal of Documentation, 75(2), 1–9.",
+    "van der Berg, A., & Smith, J. (2019b). More particle names in author lists. Journal of Documentation, 75(3), "
+    "10–19.",
+]
+
+
+def draft(columns: int, numbered: bool) -> Draft:
+    if numbered:
+        first = FILLER * 3 + "Earlier systems [1, 3–4] used the citation graph [CIT]."
+        second = FILLER * 2 + "Strohman et al. [2] expanded the candidates with their references."
+        references = NUMBERED_REFERENCES
+    else:
+        first = FILLER * 3 + "Content-based methods (Bhagavatula et al., 2018; Garfield, 1955) embed the text [CIT]."
+        second = FILLER * 2 + "He et al. (2010) scored contexts, as did van der Berg and Smith (2019b)."
+        references = AUTHOR_YEAR_REFERENCES
+    sections = [("1 Introduction", [first, FILLER * 4]), ("2 Related Work", [second, FILLER * 5]),
+                ("3 Method", [FILLER * 6, FILLER * 6]), ("4 Conclusion", [FILLER * 5 + "Uncited so far [?]."])]
+    return Draft(title="Reading Whole Drafts for Citation Recommendation", authors="Ada Lovelace and Alan Turing",
+                 abstract="We present a reader for whole documents that finds the title, the abstract and every "
+                          "citation place in the text of a PDF, even when it is set in two columns.",
+                 sections=sections, references=references, columns=columns,
+                 running_header="Proceedings of CITREC '26, Somewhere")
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("pdfs")
+    paths = {}
+    for name, columns, numbered in (("one-numbered", 1, True), ("two-author-year", 2, False)):
+        paths[name] = folder / f"{name}.pdf"
+        write_pdf(paths[name], draft(columns, numbered))
+    return paths
+
+
+def markers_of(document) -> dict[str, tuple[bool, list[int]]]:
+    return {m.text: (m.placeholder, m.references) for p in document.passages for m in p.markers}
+
+
+# ------------------------------------------------------------------------------------------------ PDF
+
+
+def test_pdf_one_column_numbered(pdfs):
+    document = read_document(pdfs["one-numbered"])
+    assert document.kind == "pdf"
+    assert document.title == "Reading Whole Drafts for Citation Recommendation"
+    assert document.abstract.startswith("We present a reader") and document.abstract.endswith("two columns.")
+    markers = markers_of(document)
+    assert markers["[1, 3–4]"] == (False, [0, 2, 3])
+    assert markers["[2]"] == (False, [1])
+    assert markers["[CIT]"][0] and markers["[?]"][0]
+    assert [r.title for r in document.references] == [
+        "Content-Based Citation Recommendation", "Recommending citations for academic papers",
+        "Context-aware citation recommendation",
+        "Citation indexes for science: A new dimension in documentation through association of ideas"]
+    assert [p.section for p in document.passages][:2] == ["1 Introduction", "1 Introduction"]
+    assert document.passages[0].page == 1 and document.passages[-1].page >= 2
+    assert all(p.line is None for p in document.passages)
+    assert document.passages[0].where == {"page": 1}
+
+
+def test_pdf_passages_leave_out_front_matter_headers_page_numbers_and_references(pdfs):
+    document = read_document(pdfs["one-numbered"])
+    text = " ".join(p.text for p in document.passages)
+    assert "Proceedings of CITREC" not in text  # the running header of pages 2 and after
+    assert "Ada Lovelace" not in text and "We present a reader" not in text
+    assert "Bhagavatula" not in text and "705–706" not in text
+    for passage in document.passages:
+        assert not any(word.isdigit() and len(word) < 3 for word in passage.text.split()), passage.text
+
+
+def test_pdf_words_hyphenated_at_line_ends_are_joined(pdfs):
+    pages, _ = extract_lines(pdfs["one-numbered"].read_bytes())
+    broken = [line.text for page in pages for line in page if line.text.endswith("-") and line.size == 10]
+    assert broken, "the writer hyphenated no word"
+    text = " ".join(p.text for p in read_document(pdfs["one-numbered"]).passages)
+    for line in broken:
+        head = line.split()[-1][:-1]
+        assert f" {head}-" not in text and f"{head}- " not in text
+    assert "manuscripts" in text and "information retrieval" in text
+
+
+def test_pdf_two_columns_author_year(pdfs):
+    document = read_document(pdfs["two-author-year"].read_bytes(), "paper.pdf")
+    assert document.title == "Reading Whole Drafts for Citation Recommendation"
+    sections = [p.section for p in document.passages]
+    assert sections == sorted(sections)  # the left column is read before the right one, page after page
+    assert sections[0] == "1 Introduction" and sections[-1] == "4 Conclusion"
+    markers = markers_of(document)
+    assert markers["(Bhagavatula et al., 2018; Garfield, 1955)"] == (False, [0, 1])
+    assert markers["He et al. (2010)"] == (False, [2])
+    assert markers["van der Berg and Smith (2019b)"] == (False, [4])  # the letter tells 2019a from 2019b
+    assert len(document.references) == 5
+    assert document.references[3].title == "Particle names in author lists"
+    paragraphs = [p.text for p in document.passages if p.section == "3 Method"]
+    assert len(paragraphs) == 2 and all(text.count("Citation recommendation systems") == 6 for text in paragraphs)
+
+
+def test_encrypted_pdf_is_refused(tmp_path):
+    path = tmp_path / "locked.pdf"
+    write_pdf(path, draft(1, True), password="secret")
+    with pytest.raises(DocumentError, match="encrypted"):
+        read_document(path)
+
+
+def test_scanned_pdf_without_text_layer_is_refused(tmp_path):
+    path = tmp_path / "scan.pdf"
+    write_scanned_pdf(path, ["Reading Whole Drafts", "We present a reader for whole documents."])
+    with pytest.raises(DocumentError, match="no text layer"):
+        read_document(path)
+
+
+def test_damaged_pdf_is_refused(pdfs):
+    data = pdfs["one-numbered"].read_bytes()
+    with pytest.raises(DocumentError, match="damaged|no text layer"):
+        read_document(data[:len(data) // 3], "cut.pdf")
+
+
+# ------------------------------------------------------------------------------------------------ DOCX
+
+
+def write_docx(path: Path) -> None:
+    import docx
+
+    word = docx.Document()
+    word.add_paragraph("Citation Places in Word Drafts", style="Title")
+    word.add_paragraph("Ada Lovelace, University of Somewhere")
+    word.add_heading("Abstract", level=1)
+    word.add_paragraph("We read Word drafts and find where they cite.")
+    word.add_heading("Introduction", level=1)
+    word.add_paragraph("Content-based methods (Bhagavatula et al., 2018) embed the text of papers.")
+    word.add_paragraph("Dense retrieval remains a strong baseline for this task [CIT].")
+    bold = word.add_paragraph().add_run("Related Work")
+    bold.bold = True
+    word.add_paragraph("Garfield (1955) proposed citation indexes long ago.")
+    word.add_heading("References", level=1)
+    for entry in AUTHOR_YEAR_REFERENCES[:3]:
+        word.add_paragraph(entry)
+    word.save(str(path))
+
+
+def test_docx(tmp_path):
+    path = tmp_path / "draft.docx"
+    write_docx(path)
+    document = read_document(path)
+    assert document.kind == "docx"
+    assert document.title == "Citation Places in Word Drafts"
+    assert document.abstract == "We read Word drafts and find where they cite."
+    assert [p.text[:20] for p in document.passages] == ["Content-based method", "Dense retrieval rema",
+                                                        "Garfield (1955) prop"]
+    assert [p.line for p in document.passages] == [6, 7, 9]  # paragraph numbers
+    assert document.passages[2].section == "Related Work"  # a heading set in bold
+    assert markers_of(document) == {"(Bhagavatula et al., 2018)": (False, [0]), "[CIT]": (True, []),
+                                    "Garfield (1955)": (False, [1])}
+    assert [r.year for r in document.references] == [2018, 1955, 2010]
+
+
+# ------------------------------------------------------------------------------------------------ LaTeX
+
+TEX = r"""\documentclass{article}
+\usepackage{natbib}
+\newenvironment{centred}{\begin{center}}{\end{center}}
+\title[Short]{Recommending Citations for \emph{Whole} Drafts}
+\begin{document}
+\maketitle
+\begin{abstract}
+We read whole drafts~\cite{bhagavatula2018content}.
+\end{abstract}
+
+\section{Introduction}
+Citation recommendation has a long history \citep[see][p.~3]{he2010context,strohman2007recommending}.
+As \citet{bhagavatula2018content} show, embeddings % a comment
+work well. Dense retrieval \cite{?} is strong.
+
+A second paragraph with placeholders \cite{} and \cite{TODO} and a key \parencite{nowhere}.
+\begin{figure}\caption{A figure \cite{garfield1955}.}\end{figure}
+\section{Method}
+We follow \textcite[p.~2]{strohman2007recommending} closely here.
+\bibliography{refs}
+\end{document}
+"""
+BIB = r"""@inproceedings{bhagavatula2018content, title = {Content-Based Citation Recommendation},
+  author = {Bhagavatula, Chandra and Feldman, Sergey}, booktitle = {NAACL-HLT}, year = {2018}}
+@inproceedings{he2010context, title = {Context-aware citation recommendation},
+  author = {He, Qi and Pei, Jian}, booktitle = {WWW}, year = {2010}}
+@inproceedings{strohman2007recommending, title = {Recommending citations for academic papers},
+  author = {Strohman, Trevor}, booktitle = {SIGIR}, year = {2007}}
+@article{garfield1955, title = {Citation indexes for science}, author = {Garfield, Eugene}, year = {1955}}
+@article{uncited2000, title = {Never cited}, author = {Nobody, Anne}, year = {2000}}
+"""
+
+
+def check_latex(document) -> None:
+    assert document.kind == "latex"
+    assert document.title == "Recommending Citations for Whole Drafts"
+    assert document.abstract == r"We read whole drafts \cite{bhagavatula2018content}."
+    # cited entries only, in order of first citation (the abstract and a caption count)
+    assert [r.key for r in document.references] == ["bhagavatula2018content", "he2010context",
+                                                    "strohman2007recommending", "garfield1955"]
+    first, second, third = document.passages
+    assert (first.line, second.line, third.line) == (12, 16, 19)
+    assert (first.section, third.section) == ("Introduction", "Method")
+    assert [(m.text, m.placeholder, m.references) for m in first.markers] == [
+        (r"\citep[see][p.~3]{he2010context,strohman2007recommending}", False, [1, 2]),
+        (r"\citet{bhagavatula2018content}", False, [0]), (r"\cite{?}", True, [])]
+    assert [(m.placeholder, m.references) for m in second.markers] == [(True, []), (True, []), (False, [])]
+    assert first.text[first.markers[2].start:first.markers[2].end] == r"\cite{?}"
+    assert "comment" not in first.text and "A figure" not in " ".join(p.text for p in document.passages)
+    assert any("nowhere" in notice for notice in document.notices)
+    assert document.source_text.startswith(r"\documentclass")
+
+
+def test_latex_with_bib_beside_it(tmp_path):
+    (tmp_path / "paper.tex").write_text(TEX, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    check_latex(read_document(tmp_path / "paper.tex"))
+
+
+def test_latex_as_bytes_with_bib_given(tmp_path):
+    check_latex(read_document(TEX.encode(), "paper.tex", bib=BIB))
+    without = read_document(TEX.encode(), "paper.tex")
+    assert without.references == [] and any("no .bib" in notice for notice in without.notices)
+
+
+def test_zipped_latex_project(tmp_path):
+    main = TEX.replace("\\section{Method}\nWe follow \\textcite[p.~2]{strohman2007recommending} closely here.",
+                       "\\input{sections/method}").replace("\\bibliography{refs}", "\\bibliography{bib/refs}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("project/notes.tex", "\\section{Notes}\nNot part of the paper.\n")
+        archive.writestr("project/main.tex", main)
+        archive.writestr("project/sections/method.tex",
+                         "\\section{Method}\nWe follow \\textcite[p.~2]{strohman2007recommending} closely here.\n")
+        archive.writestr("project/bib/refs.bib", BIB)
+        archive.writestr("project/bib/other.bib", "@article{other, title={Other}, year={2001}}")
+        archive.writestr("project/figure.png", b"\x89PNG not read")
+    document = read_document(buffer.getvalue(), "project.zip")
+    assert [r.key for r in document.references][:3] == ["bhagavatula2018content", "he2010context",
+                                                        "strohman2007recommending"]
+    assert document.passages[-1].section == "Method" and document.passages[-1].markers[0].references == [2]
+    assert "Not part of the paper" not in " ".join(p.text for p in document.passages)
+    assert document.passages[-1].line == 19  # in the source with \input resolved (source_text)
+    assert document.source_text.splitlines()[18].startswith("We follow")
+
+
+def test_latex_that_does_not_parse_is_refused():
+    broken = TEX.replace("\\section{Method}", "\\section{Method")
+    with pytest.raises(DocumentError, match="does not parse"):
+        read_document(broken.encode(), "broken.tex")
+    with pytest.raises(DocumentError, match="never closed"):
+        read_document(TEX.replace("\\end{document}", "").encode(), "open.tex")
+
+
+# ------------------------------------------------------------------------------------------------ Markdown, text
+
+MARKDOWN = """---
+title: Citations in *Markdown*
+---
+
+## Abstract
+
+We read Markdown drafts and find their citation places.
+
+# Introduction
+
+Dense retrieval [CIT] is a strong
+baseline (Bhagavatula et al., 2018), and citation-
+based expansion helps [2].
+
+```
+code [1] is not text
+```
+
+- A list item that cites [1].
+
+## References
+
+1. Bhagavatula, C., Feldman, S., Power, R., & Ammar, W. (2018). Content-based citation recommendation. In
+   Proceedings of NAACL-HLT (pp. 238–251).
+2. Garfield, E. (1955). Citation indexes for science: A new dimension in documentation through association of
+   ideas. Science, 122(3159), 108–111.
+"""
+
+
+def test_markdown(tmp_path):
+    path = tmp_path / "draft.md"
+    path.write_text(MARKDOWN, encoding="utf-8")
+    document = read_document(path)
+    assert document.kind == "markdown"
+    assert document.title == "Citations in Markdown"
+    assert document.abstract == "We read Markdown drafts and find their citation places."
+    first, item = document.passages
+    assert first.line == 11 and first.section == "Introduction"
+    assert "citation-based expansion" in first.text  # a compound broken at the line end keeps its hyphen
+    assert [(m.text, m.placeholder, m.references) for m in first.markers] == [
+        ("[CIT]", True, []), ("(Bhagavatula et al., 2018)", False, [0]), ("[2]", False, [1])]
+    assert item.text == "A list item that cites [1]." and item.line == 19
+    assert [r.line for r in document.references] == [23, 25] and document.references[1].year == 1955
+
+
+TEXT = """Reading Drafts Copied from PDFs
+
+Abstract: We read plain text drafts, as copied out of a PDF.
+
+1 Introduction
+Citation recommen-
+dation has been studied for decades [CIT]. Graph-based methods [1]
+work well.
+
+Another paragraph with a placeholder [?] and no reference.
+
+References
+[1] E. Garfield, "Citation indexes for science: A new dimension in documentation through association of
+ideas," Science, vol. 122, no. 3159, pp. 108–111, 1955.
+"""
+
+
+def test_plain_text(tmp_path):
+    path = tmp_path / "draft.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    document = read_document(path)
+    assert document.kind == "text"
+    assert document.title == "Reading Drafts Copied from PDFs"
+    assert document.abstract == "We read plain text drafts, as copied out of a PDF."
+    first, second = document.passages
+    assert first.text.startswith("Citation recommendation has been studied for decades [CIT].")
+    assert (first.line, first.section, second.line) == (6, "1 Introduction", 10)
+    assert [(m.text, m.placeholder, m.references) for m in first.markers] == [("[CIT]", True, []), ("[1]", False, [0])]
+    assert document.references[0].line == 13 and document.references[0].year == 1955
+
+
+# ------------------------------------------------------------------------------------------------ markers
+
+
+def test_markers_in_text():
+    references = parse_reference_list("\n".join(AUTHOR_YEAR_REFERENCES))
+    text = ("As (Bhagavatula et al., 2018; He et al. 2010) and van der Berg and Smith (2019a) show [3, 5–7] "
+            "[0, 1] (founded in 2020) (see Garfield, 1955, p. 4) [@key; @other, p. 3] \\cite{TODO} [CIT].")
+    found = [(m.text, m.placeholder, m.references) for m in find_markers(text, references)]
+    assert found == [
+        ("(Bhagavatula et al., 2018; He et al. 2010)", False, [0, 2]),
+        ("van der Berg and Smith (2019a)", False, [3]),
+        ("[3, 5–7]", False, [2, 4]),  # 3, 5, 6, 7: only 3 and 5 are in this five-entry list
+        ("(see Garfield, 1955, p. 4)", False, [1]),
+        ("[@key; @other, p. 3]", False, []),
+        ("\\cite{TODO}", True, []),
+        ("[CIT]", True, []),
+    ]
+    for marker in find_markers(text, references):
+        assert text[marker.start:marker.end] == marker.text
+
+
+def test_number_ranges():
+    assert expand_numbers("3, 5–7") == [3, 5, 6, 7]
+    assert expand_numbers("12-14; 2") == [12, 13, 14, 2]
+    assert expand_numbers("0, 1") == [] and expand_numbers("7–3") == [] and expand_numbers("1–500") == []
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("data, name, message", [
+    (b"", "empty.pdf", "empty"),
+    (b"  \n\n\t ", "blank.txt", "empty"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "figure.pdf", "PNG image"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(200), "old.doc", "old Office file"),
+    (bytes(range(256)) * 40, "junk.txt", "binary data"),
+    (BIB.encode(), "refs.txt", "BibTeX file"),
+])
+def test_bad_input_is_refused_with_a_message(data, name, message):
+    with pytest.raises(DocumentError, match=message):
+        read_document(data, name)
+
+
+def test_renamed_spreadsheet_is_refused():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    with pytest.raises(DocumentError, match="Excel workbook"):
+        read_document(buffer.getvalue(), "paper.docx")
+
+
+def test_zip_without_a_document_is_refused():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("data.csv", "a,b\n1,2\n")
+    with pytest.raises(DocumentError, match="no .tex file"):
+        read_document(buffer.getvalue(), "project.zip")
+
+
+def test_huge_file_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.pdf"
+    with open(path, "wb") as handle:  # sparse: nothing is written but its size
+        handle.truncate(MAX_BYTES + 1)
+    with pytest.raises(DocumentError, match="50 MB"):
+        read_document(path)
+    assert os.path.getsize(path) == MAX_BYTES + 1
+
+
+def test_document_with_nothing_in_it_is_refused():
+    with pytest.raises(DocumentError, match="empty"):
+        read_document(b"\\documentclass{article}\n\\begin{document}\n\\end{document}\n", "empty.tex")
