@@ -54,7 +54,7 @@ def write_corpus(records: Iterable[dict[str, Any]], out: str | Path) -> int:
     temporary = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     written = 0
     try:
-        with (gzip.open(temporary, "wt", encoding="utf-8", compresslevel=6) if out.name.endswith(".gz")
+        with (gzip.open(temporary, "wt", encoding="utf-8", compresslevel=1) if out.name.endswith(".gz")
               else temporary.open("w", encoding="utf-8")) as handle:
             for record in records:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
