@@ -36,6 +36,14 @@ class CitationGraph:
     def citers_of(self, pos: int) -> np.ndarray:
         return self.cited_by.indices[self.cited_by.indptr[pos]:self.cited_by.indptr[pos + 1]]
 
+    def times_cited_by(self, positions: list[int]) -> np.ndarray:
+        """For every paper, how many of the given papers cite it (their common prior works)."""
+        return np.asarray(self.cites[np.asarray(positions, dtype=np.int64)].sum(axis=0)).ravel().astype(np.int32)
+
+    def times_citing(self, positions: list[int]) -> np.ndarray:
+        """For every paper, how many of the given papers it cites (their common derivative works)."""
+        return np.asarray(self.cited_by[np.asarray(positions, dtype=np.int64)].sum(axis=0)).ravel().astype(np.int32)
+
     def save(self, path: Path) -> None:
         sparse.save_npz(path, self.cites, compressed=False)
 

@@ -1,158 +1,376 @@
-"""The citation graph around a recommended set, as an interactive plotly figure laid out by networkx."""
+"""The citation graph around a recommended set: which papers it holds, and a plotly figure in which years run
+left to right, every paper carries a short label, and arrows point from the citing to the cited paper."""
 from __future__ import annotations
 
 import html
+import math
 from collections import Counter
+from string import ascii_lowercase
 
 import networkx as nx
+import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
+from pages.ui.contrast import text_colour
+from pages.ui.graph_layout import LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, Item, Placement, label_width, place, year_ticks
 from recommender.authors import author_key
 from recommender.index import Index
 from recommender.query import Recommendation
 
-MAX_NODES = 200
-QUERY = "query"
-KIND_STYLE = {  # legend label, marker symbol, base size
-    "recommended": ("Recommended", "circle", 14),
-    "shared": ("Shared by several recommendations", "diamond", 9),
-    "neighbour": ("One-hop neighbour", "triangle-up", 8),
+MAX_CONTEXT = 40  # context papers drawn unless the page asks for another number
+MAX_CONTEXT_LIMIT = 150  # the most it may ask for: with 50 recommendations, 200 papers
+KIND_STYLE = {  # legend label, marker symbol
+    "recommended": ("Recommended (number = rank)", "circle"),
+    "shared": ("Linked to several recommendations", "diamond"),
+    "neighbour": ("Linked to one recommendation", "triangle-up"),
 }
+RECOMMENDED_SIZE = (20.0, 28.0)  # marker diameter in pixels, weakest to strongest score
+CONTEXT_SIZE = (13.0, 19.0)  # by the number of recommendations a context paper is linked to
 CLUSTER_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
-                   "#eeca3b", "#79706e"]
+                   "#eeca3b", "#17becf"]
 UNKNOWN_COLOUR = "#c7c7c7"
 YEAR_SCALE = "Viridis"
+BACKGROUND = "#ffffff"
+LABEL_COLOUR = "#1a1a1a"
+EDGE_COLOUR = "rgba(60,60,60,0.45)"
+SELECTED_RING = "#e4002b"
+COLUMN_LINE = "#ececec"
+LABEL_FONT = 13  # pixels; recommended papers' labels are bold
+RANK_FONT = 12
+MAX_SURNAME = 16
+MAX_TITLE_LABEL = 22
+SURNAME_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "le", "la", "dos", "ten"}
+NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+MARGIN = dict(l=10, r=10, t=46, b=64)  # top: the shape legend; bottom: year axis and its title
+MIN_PLOT_HEIGHT = 300  # pixels
+COLOUR_LEGEND_ROW = 22  # pixels per row of the colour legend below the axis
+LEGEND_ENTRY = 200  # pixels per entry of the colour legend, its swatch included
+
+
+# --------------------------------------------------------------------------- which papers
 
 
 def citation_graph(index: Index, recommendations: list[Recommendation], one_hop: bool = False,
-                   max_nodes: int = MAX_NODES) -> nx.DiGraph:
-    """Recommended papers, papers at least two of them cite or are cited by, and the query.
+                   max_context: int = MAX_CONTEXT) -> nx.DiGraph:
+    """Recommended papers, the context papers most linked to them, and every citation link among all of these.
 
-    Edges point from citing to cited paper; the query links to every recommendation. With
-    `one_hop`, every reference and citer of a recommendation joins, most connected first,
-    up to `max_nodes` papers in all.
+    Context papers cite or are cited by at least two recommendations (one, with `one_hop`); the
+    `max_context` most linked are kept (ties: the most cited in the corpus first) and `graph.graph["left_out"]`
+    counts the others. Edges point from the citing to the cited paper.
     """
-    graph = nx.DiGraph()
-    graph.add_node(QUERY, kind=QUERY)
+    recommended = [index.position[r.paper_id] for r in recommendations]
+    cited_by = index.graph.times_cited_by(recommended)  # how many recommendations cite each paper
+    citing = index.graph.times_citing(recommended)  # how many recommendations each paper cites
+    links = cited_by + citing
+    links[recommended] = 0
+    qualified = np.flatnonzero(links >= (1 if one_hop else 2))
+    ordered = sorted(qualified.tolist(), key=lambda p: (-links[p], -index.graph.in_degree[p], p))
+    context = ordered[:max(max_context, 0)]
+    graph = index.graph.subgraph(recommended + context)
+    graph.graph["left_out"] = len(ordered) - len(context)
     top = max((r.score for r in recommendations), default=1.0) or 1.0
-    rec_positions = []
-    for rec in recommendations[:max_nodes]:
-        pos = index.position[rec.paper_id]
-        rec_positions.append(pos)
-        graph.add_node(pos, kind="recommended", rank=rec.rank, score=rec.score, weight=max(rec.score, 0) / top)
-        graph.add_edge(QUERY, pos, kind=QUERY)
-    links: Counter[int] = Counter()
-    edges = []
-    for pos in rec_positions:
-        for ref in index.graph.references_of(pos):
-            edges.append((pos, int(ref)))
-            links[int(ref)] += 1
-        for citer in index.graph.citers_of(pos):
-            edges.append((int(citer), pos))
-            links[int(citer)] += 1
-    room = max_nodes - len(rec_positions)
-    extra = [p for p, n in links.most_common() if p not in graph and (one_hop or n >= 2)][:max(room, 0)]
-    for pos in extra:
-        graph.add_node(pos, kind="shared" if links[pos] >= 2 else "neighbour")
-    graph.add_edges_from(((a, b) for a, b in edges if a in graph and b in graph), kind="cites")
+    for rec, pos in zip(recommendations, recommended):
+        graph.nodes[pos].update(kind="recommended", rank=rec.rank, score=rec.score, weight=max(rec.score, 0) / top)
+    for pos in context:
+        graph.nodes[pos].update(kind="shared" if links[pos] >= 2 else "neighbour", links=int(links[pos]),
+                                cited_by=int(cited_by[pos]), citing=int(citing[pos]))
     for pos in graph:
-        if pos != QUERY:
-            graph.nodes[pos].update(title=index.titles[pos], authors=index.authors[pos],
-                                    year=int(index.years[pos]) or None, venue=index.venues[pos])
+        graph.nodes[pos].update(title=index.titles[pos], authors=index.authors[pos],
+                                year=int(index.years[pos]) or None, venue=index.venues[pos])
+    label_nodes(graph)
     return graph
 
 
-def author_clusters(graph: nx.DiGraph) -> dict[int, int]:
-    """Papers grouped by shared authors (connected components); groups of one paper are left out.
+def common_works(index: Index, recommendations: list[Recommendation], top: int = 8,
+                 minimum: int = 2) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Prior works (cited by at least `minimum` recommendations) and derivative works (citing at least
+    `minimum`), as (position, how many) pairs, most shared first.
 
-    Groups are numbered by size, largest first.
+    Ties go to the paper the corpus cites most (prior) or to the newest (derivative).
     """
-    by_author: dict[str, list] = {}
-    for node, data in graph.nodes(data=True):
-        for key in {author_key(a) for a in data.get("authors", [])} - {""}:
-            by_author.setdefault(key, []).append(node)
-    shared = nx.Graph()
-    for nodes in by_author.values():
-        shared.add_edges_from(zip(nodes, nodes[1:]))
-    groups = sorted((c for c in nx.connected_components(shared) if len(c) > 1), key=lambda c: (-len(c), min(c)))
-    return {node: number for number, group in enumerate(groups) for node in group}
+    recommended = [index.position[r.paper_id] for r in recommendations]
+    cited_by, citing = index.graph.times_cited_by(recommended), index.graph.times_citing(recommended)
+    prior = sorted(np.flatnonzero(cited_by >= minimum).tolist(),
+                   key=lambda p: (-cited_by[p], -index.graph.in_degree[p], p))
+    derivative = sorted(np.flatnonzero(citing >= minimum).tolist(),
+                        key=lambda p: (-citing[p], -int(index.years[p]), p))
+    return ([(p, int(cited_by[p])) for p in prior[:top]], [(p, int(citing[p])) for p in derivative[:top]])
 
 
-def layout(graph: nx.DiGraph, seed: int = 7) -> dict:
-    """Spring layout with the query fixed at the centre; stronger recommendations sit closer to it."""
-    undirected = nx.Graph()
-    undirected.add_nodes_from(graph)
-    for a, b, data in graph.edges(data=True):
-        strength = 0.2 + 0.6 * graph.nodes[b].get("weight", 0.0) if data["kind"] == QUERY else 1.0
-        undirected.add_edge(a, b, weight=strength)
-    k = 2.0 / max(len(graph), 1) ** 0.5
-    return nx.spring_layout(undirected, pos={QUERY: (0.0, 0.0)}, fixed=[QUERY], k=k, seed=seed, iterations=60)
+# --------------------------------------------------------------------------- labels and colours
+
+
+def surname(name: str) -> str:
+    """The family name of "First Last", "Last, First" or "Ludwig van Beethoven Jr." ("van Beethoven")."""
+    name = " ".join(name.split())
+    if "," in name:
+        return name.split(",")[0].strip()
+    parts = [p for p in name.split() if p.lower() not in NAME_SUFFIXES] or name.split()
+    if not parts:
+        return ""
+    start = len(parts) - 1
+    while start > 0 and parts[start - 1].lower() in SURNAME_PARTICLES:
+        start -= 1
+    return " ".join(parts[start:])
+
+
+def short_name(name: str) -> str:
+    """First initial and surname ("T. Mikolov"), at most `MAX_SURNAME` + 3 characters."""
+    family = surname(name)
+    given = name.split(",", 1)[1] if "," in name else name[:max(name.rfind(family), 0)]
+    initial = next((c for c in given if c.isalpha()), "")
+    return shorten(f"{initial}. {family}" if initial else family, MAX_SURNAME + 3)
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to at most `limit` characters, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0] if " " in text[:limit - 1] else text[:limit - 1]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def short_label(data: dict) -> str:
+    """First author's surname and year ("Bhagavatula 2018"); a shortened title when there are no authors."""
+    name = surname(data["authors"][0]) if data.get("authors") else ""
+    head = shorten(name, MAX_SURNAME) if name else shorten(data.get("title") or "Untitled", MAX_TITLE_LABEL)
+    return f"{head} {data['year']}" if data.get("year") else head
+
+
+def paper_label(index: Index, position: int) -> str:
+    """`short_label` of a paper of the index."""
+    return short_label({"authors": index.authors[position], "title": index.titles[position],
+                        "year": int(index.years[position]) or None})
+
+
+def label_nodes(graph: nx.DiGraph) -> None:
+    """Set each node's `label`; equal labels get letters in drawing order ("Mikolov 2013a", "Mikolov 2013b")."""
+    labels = {n: short_label(graph.nodes[n]) for n in drawing_order(graph)}
+    counts = Counter(labels.values())
+    seen: Counter[str] = Counter()
+    for node, label in labels.items():
+        if counts[label] > 1:
+            number = seen[label]
+            seen[label] += 1
+            label += ascii_lowercase[number % 26] if graph.nodes[node].get("year") else f" ({number + 1})"
+        graph.nodes[node]["label"] = label
+
+
+def drawing_order(graph: nx.DiGraph) -> list:
+    """Recommended papers by rank, then context papers by how many recommendations they are linked to."""
+    def key(node):
+        data = graph.nodes[node]
+        return (0, data["rank"], 0) if data.get("kind") == "recommended" else (1, -data.get("links", 0), node)
+    return sorted(graph, key=key)
+
+
+def author_clusters(graph: nx.DiGraph) -> tuple[dict, list[str]]:
+    """Papers grouped under the author with the most papers here: that author's papers form the first group,
+    the author with the most of the remaining papers the next, and so on while a group has two papers or more.
+
+    Returns each grouped node's group number and each group's author (as written on its first paper).
+    """
+    papers_of: dict[str, set] = {}
+    names: dict[str, str] = {}
+    for node, authors in graph.nodes(data="authors"):
+        for author in authors or []:
+            key = author_key(author)
+            if key:
+                papers_of.setdefault(key, set()).add(node)
+                names.setdefault(key, author)
+    group_of: dict = {}
+    authors: list[str] = []
+    while True:
+        key, papers = max(((k, p.difference(group_of)) for k, p in papers_of.items()),
+                          key=lambda kp: (len(kp[1]), kp[0]), default=("", set()))
+        if len(papers) < 2:
+            return group_of, authors
+        group_of.update((node, len(authors)) for node in papers)
+        authors.append(names[key])
+
+
+def year_colour_range(graph: nx.DiGraph) -> tuple[float, float] | None:
+    """The colour scale's ends: the years' range, widened by half a year on each side when it is one year."""
+    years = [y for _, y in graph.nodes(data="year") if y]
+    if not years:
+        return None
+    low, high = min(years), max(years)
+    return (low - 0.5, high + 0.5) if low == high else (float(low), float(high))
+
+
+def node_colours(graph: nx.DiGraph, color_by: str) -> tuple[dict, list[tuple[str, str]]]:
+    """A fill per node, and the colour legend's entries (name, colour); grey means no year / no shared author."""
+    if color_by == "authors":
+        group_of, authors = author_clusters(graph)
+        sizes = Counter(group_of.values())
+        coloured = range(min(len(authors), len(CLUSTER_COLOURS)))
+        colours = {n: CLUSTER_COLOURS[group_of[n]] if group_of.get(n, len(CLUSTER_COLOURS)) in coloured
+                   else UNKNOWN_COLOUR for n in graph}
+        legend = [(f"{short_name(authors[g])} ({sizes[g]})", CLUSTER_COLOURS[g]) for g in coloured]
+        if UNKNOWN_COLOUR in colours.values():
+            legend.append(("other papers", UNKNOWN_COLOUR))
+        return colours, legend
+    scale = year_colour_range(graph)
+    colours = {}
+    for node, year in graph.nodes(data="year"):
+        colours[node] = (sample_colorscale(YEAR_SCALE, (year - scale[0]) / (scale[1] - scale[0]))[0]
+                         if year and scale else UNKNOWN_COLOUR)
+    return colours, ([("no year", UNKNOWN_COLOUR)] if UNKNOWN_COLOUR in colours.values() else [])
+
+
+def integer_ticks(low: float, high: float, most: int = 8) -> list[int]:
+    """Whole years between `low` and `high`, evenly spaced, at most `most` of them."""
+    first, last = math.ceil(low), math.floor(high)
+    step = max(1, math.ceil((last - first + 1) / most))
+    return list(range(first, last + 1, step))
 
 
 def hover_text(data: dict) -> str:
-    """Escaped title, authors and year for plotly's hover box (plotly renders a subset of HTML)."""
+    """Escaped title, authors, year and role for plotly's hover box (plotly renders a subset of HTML)."""
     authors = data.get("authors") or []
     names = ", ".join(authors[:3]) + (" et al." if len(authors) > 3 else "")
     lines = [f"<b>{html.escape(data.get('title') or '(untitled)')}</b>", html.escape(names or "unknown authors"),
              html.escape(" · ".join(str(x) for x in (data.get("year"), data.get("venue")) if x))]
     if "rank" in data:
-        lines.append(f"rank {data['rank']} · score {data['score']:.2f}")
+        lines.append(f"recommendation {data['rank']} · score {data['score']:.2f}")
+    elif "links" in data:
+        lines.append(f"cited by {data['cited_by']}, cites {data['citing']} of the recommendations")
     return "<br>".join(line for line in lines if line)
 
 
-def node_colours(graph: nx.DiGraph, color_by: str) -> tuple[dict, tuple[int, int] | None]:
-    """A colour per paper node (grey when unknown), and the year range when colouring by year."""
-    papers = [n for n in graph if n != QUERY]
-    if color_by == "authors":
-        clusters = author_clusters(graph)
-        return {n: CLUSTER_COLOURS[clusters[n] % len(CLUSTER_COLOURS)] if n in clusters else UNKNOWN_COLOUR
-                for n in papers}, None
-    years = [graph.nodes[n]["year"] for n in papers if graph.nodes[n].get("year")]
-    if not years:
-        return {n: UNKNOWN_COLOUR for n in papers}, None
-    low, high = min(years), max(years)
-    colours = {}
-    for n in papers:
-        year = graph.nodes[n].get("year")
-        colours[n] = sample_colorscale(YEAR_SCALE, (year - low) / max(high - low, 1))[0] if year else UNKNOWN_COLOUR
-    return colours, (low, high)
+# --------------------------------------------------------------------------- the figure
 
 
-def _edge_trace(graph: nx.DiGraph, pos: dict, kind: str, colour: str, dash: str) -> go.Scatter:
-    xs, ys = [], []
-    for a, b, edge_kind in graph.edges(data="kind"):
-        if edge_kind == kind:
-            xs += [pos[a][0], pos[b][0], None]
-            ys += [pos[a][1], pos[b][1], None]
-    return go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-                      line=dict(color=colour, width=1.2, dash=dash))
+def node_size(data: dict) -> float:
+    if data.get("kind") == "recommended":
+        low, high = RECOMMENDED_SIZE
+        return low + (high - low) * min(max(data.get("weight", 0.0), 0.0), 1.0)
+    low, high = CONTEXT_SIZE
+    return min(low + 2 * (data.get("links", 1) - 1), high)
 
 
-def figure(graph: nx.DiGraph, color_by: str = "year", height: int = 620) -> go.Figure:
-    """A plotly figure of `citation_graph`'s output; `color_by` is "year" or "authors"."""
-    pos = layout(graph)
-    colours, years = node_colours(graph, color_by)
-    fig = go.Figure([_edge_trace(graph, pos, QUERY, "rgba(120,120,120,0.3)", "dot"),
-                     _edge_trace(graph, pos, "cites", "rgba(80,80,80,0.55)", "solid")])
-    for kind, (label, symbol, base) in KIND_STYLE.items():
-        nodes = [n for n, node_kind in graph.nodes(data="kind") if node_kind == kind]
-        data = [graph.nodes[n] for n in nodes]
-        fig.add_trace(go.Scatter(
-            x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], name=label,
-            mode="markers+text" if kind == "recommended" else "markers",
-            marker=dict(symbol=symbol, color=[colours[n] for n in nodes], line=dict(width=1, color="white"),
-                        size=[base + 14 * d.get("weight", 0.0) for d in data]),
-            text=[str(d.get("rank", "")) for d in data], textposition="middle center",
-            textfont=dict(size=9, color="white"), hovertext=[hover_text(d) for d in data], hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", name="Your query", text=["Your query"],
-                             textposition="top center", hoverinfo="skip",
-                             marker=dict(symbol="star", size=22, color="#222", line=dict(width=1, color="white"))))
-    if years:  # an invisible trace that only draws the colour bar
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
-                                 marker=dict(colorscale=YEAR_SCALE, cmin=years[0], cmax=years[1], color=[years[0]],
-                                             showscale=True, colorbar=dict(title="Year", thickness=12))))
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), hovermode="closest",
-                      plot_bgcolor="white", legend=dict(orientation="h", y=-0.02),
-                      xaxis=dict(visible=False), yaxis=dict(visible=False))
+def label_font(data: dict) -> float:
+    """Estimated width factor: bold labels of recommended papers run about 8% wider."""
+    return LABEL_FONT * (1.08 if data.get("kind") == "recommended" else 1.0)
+
+
+def placement(graph: nx.DiGraph) -> Placement:
+    items = []
+    undirected = graph.to_undirected(as_view=True)
+    for node in drawing_order(graph):
+        data = graph.nodes[node]
+        items.append(Item(node=node, year=data.get("year"), size=node_size(data),
+                          label_width=label_width(data["label"], label_font(data)),
+                          neighbours=tuple(undirected.neighbors(node))))
+    return place(items)
+
+
+def edge_trace(graph: nx.DiGraph, where: Placement, sizes: dict) -> go.Scatter:
+    """All citation links as one trace: a line per link and an arrowhead touching the cited paper."""
+    xs, ys, marker_sizes, standoffs = [], [], [], []
+    for a, b in graph.edges():
+        xs += [where.x[a], where.x[b], None]
+        ys += [where.y[a], where.y[b], None]
+        marker_sizes += [0, 9, 0]
+        standoffs += [0, sizes[b] / 2 + 1, 0]
+    return go.Scatter(x=xs, y=ys, mode="lines+markers", hoverinfo="skip", showlegend=False, name="citations",
+                      line=dict(color=EDGE_COLOUR, width=1.2),
+                      marker=dict(symbol="arrow", angleref="previous", size=marker_sizes, standoff=standoffs,
+                                  color=EDGE_COLOUR, line=dict(width=0)),
+                      unselected=dict(marker=dict(opacity=1)))
+
+
+def text_trace(xs, ys, texts, colour, size, position, bold=False, name="") -> go.Scatter:
+    """Text that never dims when a point is selected (plotly fades unselected text otherwise)."""
+    font = dict(color=colour, size=size, weight="bold" if bold else "normal")
+    return go.Scatter(x=xs, y=ys, text=texts, mode="text", textposition=position, hoverinfo="skip",
+                      showlegend=False, name=name, textfont=dict(font, shadow="auto" if position != "middle center"
+                                                                   else "none"),
+                      selected=dict(textfont=dict(color=colour)), unselected=dict(textfont=dict(color=colour)))
+
+
+def legend_entry(name: str, symbol: str, colour: str, legend: str, line_colour: str = "white",
+                 line_width: float = 1) -> go.Scatter:
+    """A legend line with no points in the plot."""
+    return go.Scatter(x=[None], y=[None], mode="markers", name=name, legend=legend, hoverinfo="skip",
+                      marker=dict(symbol=symbol, size=12, color=colour, line=dict(color=line_colour, width=line_width)))
+
+
+def colour_legend_rows(entries: list[tuple[str, str]], width: float = PLOT_WIDTH) -> int:
+    """Rows the colour legend takes: entries are `LEGEND_ENTRY` pixels wide, after a title as wide as one."""
+    return math.ceil(len(entries) / max(int(width // LEGEND_ENTRY) - 1, 1)) if entries else 0
+
+
+def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Figure:
+    """A plotly figure of `citation_graph`'s output; `color_by` is "authors" or "year"; `selected` is ringed."""
+    where = placement(graph)
+    sizes = {n: node_size(graph.nodes[n]) for n in graph}
+    colours, colour_legend = node_colours(graph, color_by)
+    traces = [edge_trace(graph, where, sizes)]
+    order = drawing_order(graph)
+    for kind, (_, symbol) in KIND_STYLE.items():
+        nodes = [n for n in order if graph.nodes[n].get("kind") == kind]
+        recommended = kind == "recommended"
+        traces.append(go.Scatter(
+            x=[where.x[n] for n in nodes], y=[where.y[n] for n in nodes], mode="markers", name=kind,
+            showlegend=False, customdata=nodes, hovertext=[hover_text(graph.nodes[n]) for n in nodes],
+            hoverinfo="text",
+            marker=dict(symbol=symbol, size=[sizes[n] for n in nodes], color=[colours[n] for n in nodes],
+                        opacity=1, line=dict(color="#111111" if recommended else BACKGROUND,
+                                             width=2.5 if recommended else 1)),
+            selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    ranked = [n for n in order if graph.nodes[n].get("kind") == "recommended"]
+    for colour in {text_colour(colours[n]) for n in ranked}:
+        nodes = [n for n in ranked if text_colour(colours[n]) == colour]
+        traces.append(text_trace([where.x[n] for n in nodes], [where.y[n] for n in nodes],
+                                 [str(graph.nodes[n]["rank"]) for n in nodes], colour, RANK_FONT, "middle center",
+                                 bold=True, name="ranks"))
+    for bold in (True, False):
+        nodes = [n for n in order if (graph.nodes[n].get("kind") == "recommended") == bold]
+        traces.append(text_trace([where.x[n] + sizes[n] / 2 + LABEL_GAP for n in nodes],
+                                 [where.y[n] for n in nodes], [graph.nodes[n]["label"] for n in nodes],
+                                 LABEL_COLOUR, LABEL_FONT, "middle right", bold=bold, name="labels"))
+    if selected in where.x:
+        traces.append(go.Scatter(x=[where.x[selected]], y=[where.y[selected]], mode="markers", hoverinfo="skip",
+                                 showlegend=False, name="selected",
+                                 marker=dict(symbol="circle-open", size=sizes[selected] + 12,
+                                             line=dict(color=SELECTED_RING, width=3))))
+    present = {kind for _, kind in graph.nodes(data="kind")}
+    for kind, (label, symbol) in KIND_STYLE.items():
+        if kind in present:
+            recommended = kind == "recommended"
+            traces.append(legend_entry(label, symbol, "#9e9e9e", "legend", "#111111" if recommended else BACKGROUND,
+                                       2 if recommended else 1))
+    traces += [legend_entry(name, "square", colour, "legend2") for name, colour in colour_legend]
+    scale = year_colour_range(graph) if color_by == "year" else None
+    if scale:  # an invisible trace that only draws the colour bar
+        traces.append(go.Scatter(
+            x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+            marker=dict(colorscale=YEAR_SCALE, cmin=scale[0], cmax=scale[1], color=[scale[0]], showscale=True,
+                        colorbar=dict(title=dict(text="Colour: year", side="right"), orientation="h",
+                                      thickness=10, len=0.35, x=1, xanchor="right", y=0, yref="container",
+                                      yanchor="bottom", tickvals=integer_ticks(*scale), tickformat="d"))))
+    fig = go.Figure(traces)
+    bottom = MARGIN["b"] + (44 if scale else COLOUR_LEGEND_ROW * colour_legend_rows(colour_legend))
+    ticks, texts = year_ticks(where)
+    low, high = where.y_range
+    spare = max(MIN_PLOT_HEIGHT / ROW_HEIGHT - (high - low), 0) / 2  # a few papers: centred in a taller plot
+    fig.update_layout(
+        height=int((high - low + 2 * spare) * ROW_HEIGHT) + MARGIN["t"] + bottom,
+        margin=dict(MARGIN, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
+        font=dict(color=LABEL_COLOUR), dragmode="pan", uirevision="graph",
+        legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top",
+                    title=dict(text="Shape:")),
+        legend2=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom",
+                     entrywidth=LEGEND_ENTRY - 40, entrywidthmode="pixels",
+                     title=dict(text="Colour: author (papers)" if color_by == "authors" else "")),
+        xaxis=dict(range=list(where.x_range), tickvals=ticks, ticktext=texts, showgrid=False, zeroline=False,
+                   fixedrange=False, title=dict(text="Year · arrows point from the citing paper to the paper it "
+                                                     "cites", standoff=6)),
+        yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
+        shapes=[dict(type="line", xref="x", yref="paper", x0=start - LABEL_GAP, x1=start - LABEL_GAP, y0=0, y1=1,
+                     layer="below", line=dict(color=COLUMN_LINE, width=1))
+                for start in where.column_starts[1:]])  # where one year ends and the next begins
     return fig
