@@ -402,7 +402,8 @@ def test_number_ranges():
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(200), "old.doc", "old Office file"),
     (bytes(range(256)) * 40, "junk.txt", "binary data"),
     (BIB.encode(), "refs.txt", "BibTeX file"),
-])
+    (b"Plain text, not a PDF at all.", "paper.pdf", "named .pdf but is no PDF"),
+], ids=["empty", "blank", "png-named-pdf", "old-doc", "binary", "bibtex", "text-named-pdf"])
 def test_bad_input_is_refused_with_a_message(data, name, message):
     with pytest.raises(DocumentError, match=message):
         read_document(data, name)

@@ -9,7 +9,6 @@ References section every paragraph is one entry, also when Word numbers the list
 from __future__ import annotations
 
 import io
-import zipfile
 
 from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
 from .blocks import Block, paragraph
@@ -23,13 +22,12 @@ MAX_TITLE_WORDS = 30
 def read_docx(data: bytes) -> Document:
     """A Word draft: title, abstract, passages with their paragraph numbers, markers, the References section."""
     import docx
-    from docx.opc.exceptions import PackageNotFoundError
 
     try:
         word = docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-        raise DocumentError(f"This Word file is damaged or not a .docx document ({exc}). Open it in Word and "
-                            "save it again as .docx, or export it as PDF.") from exc
+    except Exception as exc:  # python-docx and lxml raise many kinds of error on a damaged package
+        raise DocumentError(f"This Word file is damaged or not a .docx document ({type(exc).__name__}: {exc}). "
+                            "Open it in Word and save it again as .docx, or export it as PDF.") from exc
     title = ""
     blocks: list[Block] = []
     for number, para in enumerate(word.paragraphs, start=1):

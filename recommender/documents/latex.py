@@ -2,8 +2,8 @@
 
 Parsed with pylatexenc (strictly: unbalanced braces or an unclosed environment make the file refused).
 The title is `\\title`'s, the abstract the `abstract` environment's; the passages are the body's paragraphs
-(blank lines, `\\par`, sectioning commands and list items separate them), turned into text with every citation
-command kept as written; floats, display maths and verbatim text are left out. The references are the .bib
+after `\\maketitle` (blank lines, `\\par`, sectioning commands and list items separate them), turned into text
+with every citation command kept as written; floats, display maths and verbatim text are left out. The references are the .bib
 entries the document cites (`\\cite`, `\\nocite`; all of them with `\\nocite{*}`), in order of first citation,
 or else its `thebibliography` list. `\\input` and `\\include` are resolved among the project's files; line
 numbers refer to the source with them resolved (`Document.source_text`).
@@ -32,7 +32,8 @@ SECTION_MACROS = ("part", "chapter", "section", "subsection", "subsubsection", "
 LEFT_OUT_ENVIRONMENTS = ("figure", "figure*", "table", "table*", "tabular", "tabular*", "tabularx", "wrapfigure",
                          "equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
                          "eqnarray", "eqnarray*", "displaymath", "tikzpicture", "algorithm", "algorithmic",
-                         "lstlisting", "verbatim", "minted", "comment", "thebibliography", "abstract")
+                         "lstlisting", "verbatim", "minted", "comment", "thebibliography", "abstract",
+                         "CCSXML", "teaserfigure")
 LIST_ENVIRONMENTS = ("itemize", "enumerate", "description")
 _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("nocite", "{"), MacroSpec("addbibresource", "[{"), MacroSpec("caption", "*[{"),
@@ -40,7 +41,8 @@ _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("Cref", "*{"), MacroSpec("eqref", "{"), MacroSpec("subfile", "{"), MacroSpec("keywords", "{"),
     MacroSpec("affiliation", "[{"), MacroSpec("email", "{"), MacroSpec("institute", "{"), MacroSpec("maketitle", ""),
     MacroSpec("title", "[{"), MacroSpec("paragraph", "*[{"), MacroSpec("subparagraph", "*[{"),
-    MacroSpec("bibliographystyle", "{")]
+    MacroSpec("bibliographystyle", "{"), MacroSpec("ccsdesc", "[{"), MacroSpec("Description", "{"),
+    MacroSpec("orcid", "{"), MacroSpec("authornote", "{")]
 _INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
 _BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
@@ -94,12 +96,12 @@ def split_preamble(source: str) -> tuple[str, str]:
         if re.search(r"\\documentclass\b", source):
             raise DocumentError("This LaTeX file has a \\documentclass but no \\begin{document}.")
         return "", source  # a fragment: all of it is body
-    end = _END_DOCUMENT_RE.search(source, begin.end())
+    end = next((m for m in _END_DOCUMENT_RE.finditer(source) if m.start(1) >= begin.end()), None)
     if end is None:
         raise DocumentError(f"This LaTeX file does not parse: \\begin{{document}} (line "
-                            f"{source.count(chr(10), 0, begin.start()) + 1}) is never closed by \\end{{document}}.")
-    preamble = source[:begin.start()] + _blank(source[begin.start():])
-    body = _blank(source[:begin.end()]) + source[begin.end():end.start()] + _blank(source[end.start():])
+                            f"{source.count(chr(10), 0, begin.start(1)) + 1}) is never closed by \\end{{document}}.")
+    preamble = source[:begin.start(1)] + _blank(source[begin.start(1):])
+    body = _blank(source[:begin.end(1)]) + source[begin.end(1):end.start(1)] + _blank(source[end.start(1):])
     return preamble, body
 
 
@@ -156,7 +158,9 @@ def _text_context():
         *(verbatim(name, simplify_repl=lambda node: " ".join(node.latex_verbatim().split())) for name in CITE_MACROS),
         *(verbatim(name, discard=True) for name in ("ref", "eqref", "autoref", "cref", "Cref", "label", "nocite",
                                                     "thanks", "footnotemark", "addbibresource", "bibliography",
-                                                    "bibliographystyle", "maketitle", "keywords", "caption")),
+                                                    "bibliographystyle", "maketitle", "keywords", "caption",
+                                                    "ccsdesc", "Description", "author", "affiliation", "email",
+                                                    "orcid", "authornote", "institution")),
         verbatim("href", simplify_repl="%(2)s"), verbatim("LaTeX", simplify_repl="LaTeX"),
         verbatim("TeX", simplify_repl="TeX"),
     ], environments=[latex2text.EnvironmentTextSpec(name, discard=True) for name in LEFT_OUT_ENVIRONMENTS])
@@ -281,6 +285,9 @@ class _BodyReader:
             return
         if name in ("par", "item"):
             self._flush()
+            return
+        if name == "maketitle":  # what came before it is the front matter (authors, CCS concepts, teaser)
+            self.pending, self.blocks = [], []
             return
         self.pending.append(node)
 

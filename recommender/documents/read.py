@@ -26,6 +26,7 @@ MAX_BINARY_SHARE = 0.01  # control characters a text may hold
 SUPPORTED = "PDF, LaTeX (.tex, with its .bib, or the project as .zip), Word (.docx), Markdown (.md) or text (.txt)"
 LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
+BINARY_SUFFIXES = {".pdf": "PDF", ".docx": "Word document", ".zip": "zip archive"}
 MAIN_NAMES = ("main", "paper", "ms", "manuscript", "article", "root")
 
 _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
@@ -57,10 +58,10 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
     """
     data, name = _load(source, name)
     if not data.strip():
-        raise DocumentError(f"The document {name or ''} is empty.".replace("  ", " "))
+        raise DocumentError(f"The document{' ' + name if name else ''} is empty.")
     bibs = [_decode(bib, "the .bib file")] if bib is not None else []
     suffix = Path(name).suffix.casefold()
-    if data[:1024].lstrip().startswith(b"%PDF") or b"%PDF-" in data[:1024]:
+    if data.lstrip().startswith(b"%PDF-") or (suffix == ".pdf" and b"%PDF-" in data[:1024]):
         from .pdf import read_pdf
         return _with_bib_notice(read_pdf(data), bibs)
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
@@ -69,6 +70,10 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
         if data.startswith(signature):
             raise DocumentError(f"This file is {what}, not a document that can be read. "
                                 f"{advice + '; or upload ' if advice else 'Upload '}{SUPPORTED}.")
+    if suffix in BINARY_SUFFIXES:
+        raise DocumentError(f"This file is named {suffix} but is no {BINARY_SUFFIXES[suffix]} (it lacks the "
+                            "signature every such file starts with): it is damaged, or another kind of file "
+                            f"renamed. Upload {SUPPORTED}.")
     text = _decode(data, "the document")
     if _BIB_ENTRY_RE.search(text[:5000]) and not _LATEX_RE.search(text) and suffix not in LATEX_SUFFIXES:
         raise DocumentError("This is a BibTeX file, not a document. Give it as the bibliography of the .tex "
@@ -104,9 +109,9 @@ def _load(source: str | os.PathLike | bytes, name: str) -> tuple[bytes, str]:
 
 def _check_size(size: int, name: str) -> None:
     if size > MAX_BYTES:
-        raise DocumentError(f"The document {name} is {size / 1024 / 1024:.0f} MB; documents up to "
-                            f"{MAX_BYTES // 1024 // 1024} MB are read. Leave out images (or compress the PDF) "
-                            "and try again.".replace("document  is", "document is"))
+        raise DocumentError(f"The document{' ' + name if name else ''} is {size / 1024 / 1024:.0f} MB; documents "
+                            f"up to {MAX_BYTES // 1024 // 1024} MB are read. Leave out images (or compress the "
+                            "PDF) and try again.")
 
 
 def _decode(data: str | bytes, what: str) -> str:
