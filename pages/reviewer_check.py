@@ -1,9 +1,10 @@
-"""Reviewer check: which relevant papers does a submission fail to cite?"""
+"""Reviewer check: which relevant papers does a submission fail to cite? From its title, abstract and
+reference list, or from the whole draft (`pages/ui/draft_review.py`)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import access, common
+from pages.ui import access, common, draft_review
 from recommender.reference_text import decode_reference_bytes
 from recommender.reviewer import parse_references
 from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
@@ -69,18 +70,22 @@ access.require()
 directory = common.active_index_dir()
 st.title("Reviewer check")
 st.caption(f"Find papers of the corpus ({common.corpus_name(directory)}) that a submission does not cite.")
-with st.form("review_form", border=False):
-    st.text_input("Submission title", key="rv_title", persist_state="session")
-    st.text_area("Submission abstract", key="rv_abstract", height=150, persist_state="session")
-    upload_tab, paste_tab = st.tabs(["Upload reference list", "Paste references"])
-    upload = upload_tab.file_uploader("BibTeX (.bib) or a text file with the reference list",
-                                      type=["bib", "bibtex", "txt"], key="rv_upload")
-    paste_tab.text_area("The reference list as copied from the PDF (or BibTeX entries)", key="rv_refs",
-                        height=150, persist_state="session")
-    st.slider("Suggestions", 5, 50, 10, step=5, key="rv_k", persist_state="session")
-    checked = st.form_submit_button("Check", type="primary", icon=":material/fact_check:")
-if checked:
-    run_check(directory, upload)
-review = st.session_state.get("review")
-if review and review["directory"] == directory:
-    show_report(review)
+short, whole = st.tabs(["Title, abstract and references", "Whole draft"])
+with short:
+    with st.form("review_form", border=False):
+        st.text_input("Submission title", key="rv_title", persist_state="session")
+        st.text_area("Submission abstract", key="rv_abstract", height=150, persist_state="session")
+        upload_tab, paste_tab = st.tabs(["Upload reference list", "Paste references"])
+        upload = upload_tab.file_uploader("BibTeX (.bib) or a text file with the reference list",
+                                          type=["bib", "bibtex", "txt"], key="rv_upload")
+        paste_tab.text_area("The reference list as copied from the PDF (or BibTeX entries)", key="rv_refs",
+                            height=150, persist_state="session")
+        st.slider("Suggestions", 5, 50, 10, step=5, key="rv_k", persist_state="session")
+        checked = st.form_submit_button("Check", type="primary", icon=":material/fact_check:")
+    if checked:
+        run_check(directory, upload)
+    review = st.session_state.get("review")
+    if review and review["directory"] == directory:
+        show_report(review)
+with whole:
+    draft_review.render(directory)

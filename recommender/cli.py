@@ -1,4 +1,4 @@
-"""Command line: `python -m recommender index|recommend|evaluate|train ...`."""
+"""Command line: `python -m recommender index|recommend|review|evaluate|train ...`."""
 from __future__ import annotations
 
 import argparse
@@ -148,6 +148,54 @@ def cmd_train(args) -> int:
     return 0
 
 
+def cmd_review(args) -> int:
+    from .documents.read import read_document
+    from .recommender import Recommender
+    from .review import DocumentReviewer
+
+    references = Path(args.references).read_text(encoding="utf-8", errors="replace") if args.references else None
+    document = read_document(Path(args.document), Path(args.document).name, bib=references)
+    report = DocumentReviewer(Recommender.load(args.index)).review(document, place_k=args.k)
+    text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
+    if args.json == "-":
+        print(text)
+        return 0
+    if args.json:
+        Path(args.json).write_text(text, encoding="utf-8")
+        print(f"review written to {args.json}", file=sys.stderr)
+    print(format_review(report))
+    return 0
+
+
+def format_review(report) -> str:
+    """The review as plain text for the terminal."""
+    doc, lines = report.document, []
+    found = sum(1 for pid in report.matches if pid)
+    lines.append(f"{doc.title or '(untitled)'}: {len(doc.passages)} passages, {len(report.places)} citation places, "
+                 f"{found} of {len(doc.references)} references found in the corpus")
+    lines += [f"note: {notice}" for notice in doc.notices]
+    for place in report.places:
+        if not place.suggestions:
+            continue
+        label = "fill" if place.marker.placeholder else "also consider"
+        lines.append(f"\n[{_where(place.passage)}] {place.marker.text} ({label}): {place.context}")
+        lines += [f"   {s.score:6.3f}  {s.title}  ({s.paper_id})" for s in place.suggestions]
+    if report.uncited:
+        lines.append("\nUncited claims:")
+        for claim in report.uncited:
+            lines.append(f"   [{_where(claim.passage)}] {claim.score:.2f}  {claim.sentence}")
+    lines.append("\nLikely missing:" if report.missing else "\nNothing missing was found.")
+    for paper in report.missing:
+        where = f"  [{_where(paper.passage)}]" if paper.passage else ""
+        lines.append(f"   {paper.score:5.2f}  {paper.title}  ({paper.paper_id}){where}")
+        lines.append(f"          {paper.why}")
+    return "\n".join(lines)
+
+
+def _where(passage) -> str:
+    return ", ".join(f"{key} {value}" for key, value in passage.where.items())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m recommender", description="Citation recommender.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -178,6 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, help="author diversity (0 = plain ranking)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_recommend)
+
+    p = sub.add_parser("review", help="review a whole draft or submission (PDF, LaTeX, Markdown, text, DOCX)")
+    p.add_argument("document", help="PDF, .tex, zipped LaTeX project, .md, .txt or .docx")
+    p.add_argument("--index", required=True)
+    p.add_argument("--references", help="a .bib or reference list to use instead of the document's own")
+    p.add_argument("-k", type=int, default=5, help="suggestions per citation place")
+    p.add_argument("--json", metavar="OUT", help="write the review as JSON to OUT ('-': standard output)")
+    p.set_defaults(run=cmd_review)
 
     p = sub.add_parser("evaluate", help="compare pipeline variants on a query set")
     p.add_argument("--index", required=True)

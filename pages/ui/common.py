@@ -18,6 +18,7 @@ from recommender.index import Index
 from recommender.paper import Paper
 from recommender.query import Query, Recommendation
 from recommender.recommender import Recommender
+from recommender.review import DocumentReviewer
 from recommender.reviewer import Reviewer
 
 EXPORT_FORMATS = {  # label: (exporter name, file name, MIME type, preview language)
@@ -139,11 +140,16 @@ def _reviewer(directory: str, version: str) -> Reviewer:
     return Reviewer(_recommender(directory, version))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _document_reviewer(directory: str, version: str) -> DocumentReviewer:
+    return DocumentReviewer(_recommender(directory, version), references=_reviewer(directory, version).references)
+
+
 def release(directory: str | Path) -> None:
     """Forget the cached engine objects of every version of a corpus on disk (before it is deleted)."""
     versions = Path(directory) / "versions"
     for version in (versions.iterdir() if versions.is_dir() else []):
-        for cached in (_reviewer, _recommender, _index):
+        for cached in (_document_reviewer, _reviewer, _recommender, _index):
             cached.clear(str(directory), version.name)
 
 
@@ -160,6 +166,11 @@ def recommender(directory: str | None = None) -> Recommender:
 def reviewer(directory: str | None = None) -> Reviewer:
     directory = directory or active_index_dir()
     return _reviewer(directory, version_of(directory))
+
+
+def document_reviewer(directory: str | None = None) -> DocumentReviewer:
+    directory = directory or active_index_dir()
+    return _document_reviewer(directory, version_of(directory))
 
 
 # --------------------------------------------------------------------------- result cards
@@ -225,17 +236,21 @@ def result_card(rec: Recommendation, paper: Paper, match: confidence.Match | Non
                 st.markdown(plain(paper.abstract))
 
 
-def export_panel(papers: list[Paper], selected: list[Paper], key: str) -> None:
-    """Download the selected papers (or all) as BibTeX, RIS, CSL-JSON or CSV, with a preview."""
+def export_panel(papers: list[Paper], selected: list[Paper] | None, key: str,
+                 formats: list[str] | None = None) -> None:
+    """Download the selected papers (or all) as BibTeX, RIS, CSL-JSON or CSV (or `formats`), with a preview;
+    `selected=None` exports `papers` without asking."""
     st.subheader("Export")
     if not papers:
         st.caption("Nothing to export yet.")
         return
-    # no key: a new selection count makes a new widget, which defaults to the selection again
-    scope = st.radio("Papers", [f"Selected ({len(selected)})", f"All results ({len(papers)})"],
-                     index=0 if selected else 1)
-    chosen = selected if scope.startswith("Selected") else papers
-    label = st.segmented_control("Format", list(EXPORT_FORMATS), default="BibTeX", key=f"{key}_format",
+    chosen = papers
+    if selected is not None:
+        # no key: a new selection count makes a new widget, which defaults to the selection again
+        scope = st.radio("Papers", [f"Selected ({len(selected)})", f"All results ({len(papers)})"],
+                         index=0 if selected else 1)
+        chosen = selected if scope.startswith("Selected") else papers
+    label = st.segmented_control("Format", formats or list(EXPORT_FORMATS), default="BibTeX", key=f"{key}_format",
                                  required=True)
     if not chosen:
         st.caption("Tick the box of a result to select it.")
