@@ -12,7 +12,7 @@ import pytest
 from bench.pdf_writer import Draft, write_pdf, write_scanned_pdf
 from recommender.documents.errors import DocumentError
 from recommender.documents.markers import expand_numbers, find_markers
-from recommender.documents.pdf import extract_lines
+from recommender.documents.pdf import Line, extract_lines, make_blocks, measure_columns, reference_entries
 from recommender.documents.read import MAX_BYTES, read_document
 from recommender.references import parse_reference_list
 
@@ -130,6 +130,40 @@ def test_pdf_two_columns_author_year(pdfs):
     assert document.references[3].title == "Particle names in author lists"
     paragraphs = [p.text for p in document.passages if p.section == "3 Method"]
     assert len(paragraphs) == 2 and all(text.count("Citation recommendation systems") == 6 for text in paragraphs)
+
+
+def column_of_lines(texts: list[tuple[float, str]], page: int = 1, top: float = 700, size: float = 10,
+                    width: float = 230) -> list[Line]:
+    """Lines of one column as pdfminer gives them: (indent, text) each, 12 points apart, ragged right."""
+    return [Line(text=text, x0=56 + indent, x1=56 + indent + min(width - indent, 4.4 * len(text)),
+                 y0=top - 12 * n, y1=top - 12 * n + size, size=size, bold=False, page=page)
+            for n, (indent, text) in enumerate(texts)]
+
+
+def test_pdf_reference_running_onto_a_page_of_its_own():
+    first_page = column_of_lines([(0, "Garfield, E. (1955). Citation indexes for science: A new"),
+                                  (10, "dimension in documentation through association of ideas."),
+                                  (0, "He, Q., Pei, J., Kifer, D., Mitra, P., & Giles, L. (2010)."),
+                                  (10, "Context-aware citation recommendation. In Proceedings"),
+                                  (10, "of WWW (pp. 421–430)."),
+                                  (0, "Strohman, T., Croft, W. B., & Jensen, D. (2007). Recom-")])
+    second_page = column_of_lines([(10, "mending citations for academic papers. In Proceedings"),
+                                   (10, "of SIGIR (pp. 705–706).")], page=2)  # too few lines to show the margin
+    lines = first_page + second_page
+    measure_columns(lines)
+    entries = reference_entries(lines)
+    assert [entry.lines[0][:8] for entry in entries] == ["Garfield", "He, Q., ", "Strohman"]
+    assert entries[2].text.endswith("Recommending citations for academic papers. In Proceedings of SIGIR (pp. 705–706).")
+
+
+def test_pdf_paragraph_goes_on_after_a_line_ending_in_an_abbreviation():
+    lines = column_of_lines([(12, "Sparse and dense retrievers have been combined"),
+                             (0, "in ways (Lin 2021; Lindqvist et al."),  # short, as if the next word did not fit
+                             (0, "1997; Liu 2009). Both kinds of evidence help."),
+                             (12, "A second paragraph starts with an indent.")])
+    measure_columns(lines)
+    blocks = make_blocks(lines, 10, frozenset())
+    assert [block.text[:12] for block in blocks] == ["Sparse and d", "A second par"]
 
 
 def test_encrypted_pdf_is_refused(tmp_path):
@@ -384,6 +418,15 @@ def test_markers_in_text():
     ]
     for marker in find_markers(text, references):
         assert text[marker.start:marker.end] == marker.text
+
+
+def test_author_year_surnames_that_look_like_particles():
+    references = parse_reference_list("Le, Q. V., & Mikolov, T. (2014). Distributed representations of sentences "
+                                      "and documents. In Proceedings of ICML (pp. 1188–1196).\n"
+                                      "Mikolov, T., Chen, K., Corrado, G., & Dean, J. (2014). Efficient estimation of "
+                                      "word representations. In Proceedings of ICLR (pp. 1–12).")
+    found = find_markers("Paragraph vectors (Le and Mikolov 2014; Mikolov et al., 2014) embed text.", references)
+    assert [m.references for m in found] == [[0, 1]]
 
 
 def test_number_ranges():

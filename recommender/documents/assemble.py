@@ -25,8 +25,9 @@ MAX_LABEL_BLOCKS = 2  # paragraphs under a front label's heading ("KEYWORDS")
 FRONT_MATTER_WORDS = 25  # before the first heading, shorter blocks without a marker are authors and affiliations
 
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
-_ABSTRACT_PREFIX_RE = re.compile(r"^\W{0,3}(?:abstract|a b s t r a c t|summary)\W{0,3}\s*[:.—–-]\s*|"
-                                 r"^\W{0,3}abstract\W{0,3}\s+(?=[A-Z])", re.IGNORECASE)
+# "Abstract. We ...", "Abstract—We ...", "ABSTRACT We ..." (not "Abstract Syntax Notation One ...")
+_ABSTRACT_PREFIX_RE = re.compile(r"^\W{0,3}(?i:abstract|a b s t r a c t|summary)\W{0,3}\s*[:.—–-]\s*|"
+                                 r"^\W{0,3}ABSTRACT\s+(?=[A-Z])")
 APPENDIX_RE = re.compile(r"^(?:appendix|appendices|supplementary|supplemental|online appendix)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[^\W\d_]{2,}")
 

@@ -132,7 +132,8 @@ def surnames_of(authors: str) -> tuple[str, ...]:
     names = re.split(r",|\s+and\s+|\s*&\s*|\s+et\s+al\.?", authors)
     surnames = []
     for name in names:
-        words = [w for w in _NAME_WORD_RE.findall(fold_name(name)) if w not in _NOT_SURNAMES]
+        words = _NAME_WORD_RE.findall(fold_name(name))
+        words = [w for w in words if w not in _NOT_SURNAMES] or words[-1:]  # "van der Berg", but "Le"
         if words:
             surnames.append(words[-1] if len(words) == 1 else " ".join(words))
     return tuple(surnames)

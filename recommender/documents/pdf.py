@@ -31,11 +31,16 @@ MIN_TEXT_CHARS_PER_PAGE = 20  # fewer characters per page: no text layer
 MAX_UNMAPPED_SHARE = 0.3  # glyphs without a Unicode mapping ("(cid:12)") beyond this share: unreadable fonts
 MAX_HEADING_WORDS = 14
 MAX_CAPS_HEADING_WORDS = 6
+WRAP_SLACK = 1.3  # a line shorter than the next word's width (estimated) times this was not wrapped
+MIN_COLUMN_LINES = 6  # a column with fewer lines takes its edges from the fuller ones
 
 _CID_RE = re.compile(r"\(cid:\d+\)")
 _PAGE_NUMBER_RE = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE)
 _BOLD_RE = re.compile(r"bold|black|heavy|semibold|demi|,b$|-b$|\.b$", re.IGNORECASE)
 _TERMINAL_RE = re.compile(r"[.!?:][\"”’)]?$")
+_URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S+$", re.IGNORECASE)  # an entry may end so
+_ABBREVIATION_END_RE = re.compile(r"(?:\bet al|\be\.g|\bi\.e|\bcf|\bvs|\bFig|\bEq|\bSec|\bTab|\bRef|\bpp?|\bno|"
+                                  r"\bvol|\b[A-Z])\.$")  # a line ending so goes on
 
 
 @dataclass
@@ -266,7 +271,8 @@ def reference_entries(lines: list[Line]) -> list[Block]:
                 and lines[i - 1].y0 - lines[i].y1 > 0.45 * size]
         if len(gaps) >= 2:  # entries set apart: a column break between two is seen in the text
             breaks = [i for i in range(1, len(lines)) if not _same_column(lines[i - 1], lines[i])
-                      and _TERMINAL_RE.search(lines[i - 1].text) and looks_like_entry_start(lines[i].text)]
+                      and (_TERMINAL_RE.search(lines[i - 1].text) or _URL_END_RE.search(lines[i - 1].text))
+                      and looks_like_entry_start(lines[i].text)]
             starts = sorted({0, *gaps, *breaks})
     if not starts:
         return [Block(text=paragraph([l.text for l in lines]), page=lines[0].page,
@@ -282,7 +288,7 @@ def _starts_block(previous: Line, line: Line, body_size: float) -> bool:
     if abs(previous.size - line.size) > 0.6 or previous.bold != line.bold:
         return True
     margin = 0.8 * line.size
-    ends_sentence = _TERMINAL_RE.search(previous.text) is not None
+    ends_sentence = _TERMINAL_RE.search(previous.text) is not None and not _ABBREVIATION_END_RE.search(previous.text)
     if not _same_column(previous, line):  # a column or page break: the paragraph goes on unless indented
         return ends_sentence and line.indent > margin
     gap = previous.y0 - line.y1
@@ -290,7 +296,7 @@ def _starts_block(previous: Line, line: Line, body_size: float) -> bool:
         return True
     if line.indent - previous.indent > margin:  # an indented first line
         return True
-    return ends_sentence and line.indent <= margin and previous.room > _width_of_first_word(previous, line)
+    return ends_sentence and line.indent <= margin and previous.room > WRAP_SLACK * _width_of_first_word(previous, line)
 
 
 def _width_of_first_word(previous: Line, line: Line) -> float:
@@ -319,15 +325,20 @@ def _same_column(a: Line, b: Line) -> bool:
 
 
 def measure_columns(lines: list[Line]) -> None:
-    """Set each line's indent and room from the edges of its column (its page, band and column)."""
-    edges: dict[tuple[int, int, int], tuple[float, float]] = {}
+    """Set each line's indent and room from the edges of its column (its page, band and column). A column of
+    a few lines (a reference that runs over to the next page) takes the nearest edges of the fuller columns."""
+    segments: dict[tuple[int, int, int], list[Line]] = {}
     for line in lines:
-        key = (line.page, line.band, line.column)
-        left, right = edges.get(key, (line.x0, line.x1))
-        edges[key] = (min(left, line.x0), max(right, line.x1))
-    for line in lines:
-        left, right = edges[(line.page, line.band, line.column)]
-        line.indent, line.room = line.x0 - left, right - line.x1
+        segments.setdefault((line.page, line.band, line.column), []).append(line)
+    edges = {key: (min(l.x0 for l in group), max(l.x1 for l in group)) for key, group in segments.items()}
+    full = [edges[key] for key, group in segments.items() if len(group) >= MIN_COLUMN_LINES]
+    for key, group in segments.items():
+        left, right = edges[key]
+        if len(group) < MIN_COLUMN_LINES and full:
+            left = max((l for l, _ in full if l <= left + 1), default=left)
+            right = min((r for _, r in full if r >= right - 1), default=right)
+        for line in group:
+            line.indent, line.room = line.x0 - left, right - line.x1
 
 
 def _by_page(lines: list[Line]) -> list[list[Line]]:
