@@ -292,6 +292,20 @@ def test_latex_as_bytes_with_bib_given(tmp_path):
     assert without.references == [] and any("no .bib" in notice for notice in without.notices)
 
 
+def test_latex_with_its_own_bibliography():
+    tex = TEX.replace("\\bibliography{refs}", "\n".join([
+        "\\begin{thebibliography}{9}",
+        "\\bibitem[He et al.(2010)]{he2010context} Q.~He and J.~Pei. Context-aware citation recommendation.",
+        "  In \\emph{Proc. WWW}, 2010.",
+        "\\bibitem{strohman2007recommending} T.~Strohman. Recommending citations for academic papers. SIGIR, 2007.",
+        "\\end{thebibliography}"]))
+    document = read_document(tex.encode(), "paper.tex")
+    assert [r.key for r in document.references] == ["he2010context", "strohman2007recommending"]
+    assert document.references[0].title.startswith("Context-aware citation recommendation")
+    assert document.passages[0].markers[0].references == [0, 1]
+    assert "thebibliography" not in " ".join(p.text for p in document.passages)
+
+
 def test_zipped_latex_project(tmp_path):
     main = TEX.replace("\\section{Method}\nWe follow \\textcite[p.~2]{strohman2007recommending} closely here.",
                        "\\input{sections/method}").replace("\\bibliography{refs}", "\\bibliography{bib/refs}")

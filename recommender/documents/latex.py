@@ -72,10 +72,8 @@ def read_latex(source: str, bibs: list[str] = (), files: dict[str, str] | None =
             from exc
     reader = _BodyReader(walker)
     reader.read(nodes)
-    reader.cited_keys = _cited_keys(nodes)
-    reader.bibitems = reader.bibitems or bbl
     title = _find_title(nodes, reader.to_text) or _title_in_preamble(preamble, reader.to_text)
-    references = _references(reader, bibs, notices)
+    references = _references(_cited_keys(nodes), bibs, reader.bibitems or bbl, notices)
     document = assemble(reader.blocks, "latex", title, references=references, abstract=reader.abstract,
                         notices=notices)
     document.source_text = source
@@ -231,12 +229,11 @@ def _title_in_preamble(preamble: str, to_text) -> str:
 
 @dataclass
 class _BodyReader:
-    """Walks the body's nodes into paragraphs; notes the abstract, cited keys, .bib names and \\bibitem list."""
+    """Walks the body's nodes into paragraphs; notes the abstract and the `thebibliography` list."""
 
     walker: latexwalker.LatexWalker
     blocks: list[Block] = field(default_factory=list)
     abstract: str = ""
-    cited_keys: list[str] = field(default_factory=list)
     bibitems: str = ""
 
     def __post_init__(self):
@@ -321,9 +318,10 @@ class _BodyReader:
         return self.walker.pos_to_lineno_colno(position)[0]
 
 
-def _references(reader: _BodyReader, bibs: list[str], notices: list[str]) -> list[ReferenceItem] | None:
+def _references(cited_keys: list[str], bibs: list[str], bibitems: str,
+                notices: list[str]) -> list[ReferenceItem] | None:
     """The cited .bib entries in order of first citation; else the \\bibitem list; None: look for a section."""
-    cited = [k for k in dict.fromkeys(reader.cited_keys) if k.casefold() not in PLACEHOLDER_KEYS and k != "*"]
+    cited = [k for k in dict.fromkeys(cited_keys) if k.casefold() not in PLACEHOLDER_KEYS and k != "*"]
     entries: dict[str, ReferenceItem] = {}
     for bib in bibs:
         if not re.search(r"^\s*@\w+\s*[{(]", bib, re.MULTILINE):
@@ -339,12 +337,12 @@ def _references(reader: _BodyReader, bibs: list[str], notices: list[str]) -> lis
             notices.append(f"{len(missing)} cited key(s) are not in the .bib: {', '.join(missing[:10])}"
                            + (" ..." if len(missing) > 10 else ""))
         chosen = [k for k in keys if k in entries]
-        if "*" in reader.cited_keys:
+        if "*" in cited_keys:
             chosen += [k for k in entries if k not in chosen]
         return [entries[k] for k in chosen]
-    if reader.bibitems:
-        items = parse_reference_list(reader.bibitems)
-        keys = _BIBITEM_KEY_RE.findall(reader.bibitems)
+    if bibitems:
+        items = parse_reference_list(bibitems)
+        keys = _BIBITEM_KEY_RE.findall(bibitems)
         if len(keys) == len(items):
             items = [replace(item, key=key.strip()) for item, key in zip(items, keys)]
         return items

@@ -36,7 +36,7 @@ def read_markdown(text: str) -> Document:
     blocks = _blocks(lines, start, vocabulary)
     title = inline_text(front.get("title", ""))
     if not title:
-        title, blocks = _first_heading(blocks, lines, start)
+        title, blocks = _first_heading(blocks)
     if front.get("abstract"):
         blocks = [Block(text="Abstract", heading=True), Block(text=inline_text(front["abstract"]))] + blocks
     return assemble(blocks, "markdown", title)
@@ -114,15 +114,14 @@ def _blocks(lines: list[str], start: int, vocabulary: frozenset[str]) -> list[Bl
     return blocks
 
 
-def _first_heading(blocks: list[Block], lines: list[str], start: int) -> tuple[str, list[Block]]:
-    """The first heading as the title (unless it names a section such as "Abstract"), else the first line."""
-    for i, block in enumerate(blocks):
-        if block.heading:
-            if heading_name(block.text) in ABSTRACT_HEADINGS or i > 0:
-                break
-            return block.text, blocks[:i] + blocks[i + 1:]
-    if not blocks or blocks[0].heading:
+def _first_heading(blocks: list[Block]) -> tuple[str, list[Block]]:
+    """The first block as the title when it is a heading (not one such as "Abstract"), else the first line."""
+    if not blocks:
         return "", blocks
+    if blocks[0].heading:
+        if heading_name(blocks[0].text) in ABSTRACT_HEADINGS:
+            return "", blocks
+        return blocks[0].text, blocks[1:]
     first = blocks[0]
     title, rest = take_title([(first.line, list(first.lines))])
     if not title:

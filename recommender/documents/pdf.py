@@ -27,7 +27,7 @@ from .model import Document
 
 MAX_PAGES = 300
 EDGE_SHARE = 0.1  # lines within this share of the page height from its top or bottom may be headers/footers
-MIN_TEXT_CHARS_PER_PAGE = 20  # fewer characters per page: no text layer
+MIN_TEXT_CHARS_PER_PAGE = 5  # fewer characters on a page (on average, for the whole PDF): no text layer
 MAX_UNMAPPED_SHARE = 0.3  # glyphs without a Unicode mapping ("(cid:12)") beyond this share: unreadable fonts
 MAX_HEADING_WORDS = 14
 MAX_CAPS_HEADING_WORDS = 6
@@ -65,11 +65,17 @@ def read_pdf(data: bytes) -> Document:
     """A PDF: title, abstract, passages with their pages, markers, the References section."""
     pages, notices = extract_lines(data)
     lines = [line for page in pages for line in page]
-    text_chars = sum(len(line.text.strip()) for line in lines)
-    if text_chars < MIN_TEXT_CHARS_PER_PAGE * max(1, len(pages)) / 4 or text_chars == 0:
+    text_chars = sum(len(line.text) for line in lines)
+    if text_chars < MIN_TEXT_CHARS_PER_PAGE * max(1, len(pages)):
         raise DocumentError("This PDF has no text layer (scanned?): its pages are images, so there is no text to "
                             "read. Run it through OCR first (for example ocrmypdf), or upload the source "
                             "(.tex, .docx) or a PDF exported from it.")
+    empty = [number for number, page in enumerate(pages, start=1)
+             if sum(len(line.text) for line in page) < MIN_TEXT_CHARS_PER_PAGE]
+    if empty:
+        notices.append(f"{len(empty)} of {len(pages)} pages have no text layer (scanned?), so their text is missing: "
+                       f"page{'s' if len(empty) > 1 else ''} {', '.join(map(str, empty[:10]))}"
+                       f"{' ...' if len(empty) > 10 else ''}.")
     body_size = _body_size(lines)
     lines = drop_running_lines(pages, body_size)
     ordered = [line for page in _by_page(lines) for line in reading_order(page)]
@@ -222,8 +228,8 @@ def take_title(lines: list[Line], body_size: float) -> tuple[str, list[Line]]:
     largest = max((l.size for l in candidates), default=0)
     if largest < body_size + 1.5:
         return "", lines
-    indices = [i for i, l in enumerate(lines) if l.page == 1 and l.size == largest and l in candidates]
-    start = indices[0]
+    chosen = {id(l) for l in candidates if l.size == largest}
+    start = next(i for i, l in enumerate(lines) if id(l) in chosen)
     end = start + 1
     while end < len(lines) and lines[end].page == 1 and lines[end].size == largest:
         end += 1
