@@ -413,6 +413,16 @@ def test_plain_text(tmp_path):
     assert document.references[0].line == 13 and document.references[0].year == 1955
 
 
+def test_plain_text_pasted_without_blank_lines():
+    pasted = "\n".join(line for line in TEXT.splitlines() if line.strip())
+    document = read_document(pasted.encode(), "pasted.txt")
+    assert document.title == "Reading Drafts Copied from PDFs"
+    assert document.abstract == "We read plain text drafts, as copied out of a PDF."
+    assert document.passages[0].section == "1 Introduction" and document.passages[0].line == 4
+    assert markers_of(document) == {"[CIT]": (True, []), "[1]": (False, [0]), "[?]": (True, [])}
+    assert len(document.references) == 1  # the two paragraphs run together: no blank line tells them apart
+
+
 # ------------------------------------------------------------------------------------------------ markers
 
 

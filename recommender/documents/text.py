@@ -1,8 +1,9 @@
 """Plain-text drafts (.txt), also text copied out of a PDF: paragraphs are separated by blank lines.
 
-The title is the first line (or the first short block); a heading is a short line alone or at the top of a
-paragraph that is numbered ("2 Related Work", "III. METHOD"), in capitals, or a section name such as
-"Abstract", "Introduction" or "References". Line numbers count from 1 in the file as given.
+The title is the first line (or the first short block); a heading is a short line that is numbered
+("2 Related Work", "III. METHOD") or a section name such as "Abstract", "Introduction" or "References" (also
+inside a paragraph, for text pasted without blank lines), or a short line alone in capitals or title case.
+Line numbers count from 1 in the file as given.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .blocks import Block, paragraph, words_seen
 from .model import Document
 
 MAX_HEADING_WORDS = 10
+MAX_INNER_HEADING_WORDS = 6  # a numbered heading inside a paragraph (no blank line around it) is this short
 MAX_TITLE_WORDS = 30
 MAX_TITLE_LINES = 3
 SECTION_NAMES = ABSTRACT_HEADINGS | REFERENCE_HEADINGS | {
@@ -31,12 +33,24 @@ def read_text(text: str) -> Document:
     title, chunks = take_title(chunks)
     blocks: list[Block] = []
     for first, lines in chunks:
-        if len(lines) > 1 and is_heading_line(lines[0], alone=False):
-            blocks.append(Block(text=lines[0].strip(), line=first, heading=True, lines=(lines[0],)))
-            first, lines = first + 1, lines[1:]
-        heading = len(lines) == 1 and is_heading_line(lines[0], alone=True)
-        blocks.append(Block(text=paragraph(lines, vocabulary), line=first, heading=heading, lines=tuple(lines)))
+        for start, piece in _split_at_headings(first, lines):
+            heading = len(piece) == 1 and is_heading_line(piece[0], alone=True)
+            blocks.append(Block(text=paragraph(piece, vocabulary), line=start, heading=heading, lines=tuple(piece)))
     return assemble(blocks, "text", title)
+
+
+def _split_at_headings(first: int, lines: list[str]) -> list[tuple[int, list[str]]]:
+    """A paragraph cut before and after each heading line inside it (text pasted without blank lines)."""
+    pieces: list[tuple[int, list[str]]] = []
+    for offset, line in enumerate(lines):
+        if len(lines) > 1 and is_heading_line(line, alone=False):
+            pieces.append((first + offset, [line]))
+            pieces.append((first + offset + 1, []))
+        elif pieces:
+            pieces[-1][1].append(line)
+        else:
+            pieces.append((first + offset, [line]))
+    return [(start, piece) for start, piece in pieces if piece]
 
 
 def split_paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
@@ -63,7 +77,8 @@ def take_title(chunks: list[tuple[int, list[str]]]) -> tuple[str, list[tuple[int
     words = sum(len(line.split()) for line in lines)
     if len(lines) <= MAX_TITLE_LINES and words <= MAX_TITLE_WORDS and not lines[0].rstrip().endswith("."):
         return paragraph(lines), chunks[1:]
-    if len(lines[0].split()) <= MAX_TITLE_WORDS:
+    if len(lines[0].split()) <= MAX_TITLE_WORDS and not lines[0].rstrip().endswith(".") \
+            and not is_heading_line(lines[0], alone=False):
         return lines[0].strip(), [(first + 1, lines[1:])] + chunks[1:]
     return "", chunks
 
@@ -77,7 +92,7 @@ def is_heading_line(line: str, alone: bool) -> bool:
         return False
     if heading_name(line) in SECTION_NAMES:
         return True
-    if _NUMBERED_HEADING_RE.match(line):
+    if _NUMBERED_HEADING_RE.match(line) and (alone or len(words) <= MAX_INNER_HEADING_WORDS):
         return True
     if not alone or line.endswith(".") or not line[0].isupper():
         return False
