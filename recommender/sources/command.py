@@ -31,7 +31,7 @@ def parse_years(text: str | None) -> tuple[int | None, int | None]:
 def add_parser(subparsers) -> None:
     """Add `corpus` and its sources to the main command line."""
     corpus = subparsers.add_parser(
-        "corpus", help="build a corpus file of your field (OpenAlex, Semantic Scholar, arXiv, Zotero)",
+        "corpus", help="build a corpus file of your field (OpenAlex, Semantic Scholar, arXiv, Zotero, PDFs)",
         description="Download or read a field's literature into a JSONL(.gz) corpus for `index`. Downloads resume: "
                     "rerun the same command after an interruption.")
     sources = corpus.add_subparsers(dest="source", required=True, metavar="SOURCE")
@@ -82,6 +82,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("library", help="zotero.sqlite from Zotero's data folder, or an exported .json / .bib file")
     p.add_argument("--collection", help="only this collection (and its subcollections)")
     p.set_defaults(run=run_corpus, build=_zotero)
+
+    p = sources.add_parser("pdfs", help="a folder of PDFs: the title, abstract and authors of each, and the "
+                                        "references between them")
+    p.add_argument("folder", help="the folder of PDFs (subfolders too); scanned or encrypted PDFs are reported and "
+                                  "skipped")
+    p.set_defaults(run=run_corpus, build=_pdf_folder)
 
     for parser in sources.choices.values():
         parser.add_argument("--out", required=True, help="the corpus file to write: NAME.jsonl or NAME.jsonl.gz")
@@ -180,3 +186,8 @@ def _zotero(args, out: Path) -> Summary:
 
     return build_from_zotero(args.library, out, collection=args.collection)
 
+
+def _pdf_folder(args, out: Path) -> Summary:
+    from .pdf_folder import build_from_pdf_folder
+
+    return build_from_pdf_folder(args.folder, out, progress=not args.quiet)
