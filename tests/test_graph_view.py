@@ -9,7 +9,7 @@ import pytest
 from plotly.colors import sample_colorscale
 
 from pages.ui.contrast import contrast, luminance, text_colour
-from pages.ui.graph_layout import LABEL_GAP, Item, label_width, place, year_ticks
+from pages.ui.graph_layout import LABEL_GAP, SPACING, Item, label_width, place, year_ticks
 from pages.ui.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, UNKNOWN_COLOUR, YEAR_SCALE, author_clusters,
                                  citation_graph, common_works, figure, hover_text, label_font, label_nodes,
                                  node_colours, node_size, placement, short_label, short_name, surname)
@@ -125,8 +125,8 @@ def test_hover_text_is_escaped_and_unknown_years_are_grey():
     assert colours[1] == UNKNOWN_COLOUR and colours[2] != UNKNOWN_COLOUR and legend == [("no year", UNKNOWN_COLOUR)]
 
 
-NAMES = [a + b for a, b in itertools.product(["Ander", "Berg", "Carl", "Dahl", "Ek", "Falk"], ["son", "man", "ström",
-                                                                                        "qvist", "lund", "berg", "ling"])]
+NAMES = [a + b for a, b in itertools.product(["Ander", "Berg", "Carl", "Dahl", "Ek", "Falk"],
+                                             ["son", "man", "ström", "qvist", "lund", "berg", "ling"])]
 
 
 def synthetic_graph(n: int, years=lambda i: 1990 + i % 30) -> nx.DiGraph:
@@ -171,7 +171,7 @@ def test_layout_keeps_labels_off_other_papers_and_years_in_order(years):
         spans[node] = (left, left + node_size(data) + LABEL_GAP + label_width(data["label"], label_font(data)))
     for a, b in itertools.combinations(graph, 2):
         if where.y[a] == where.y[b]:  # the same row: neither the nodes nor their labels overlap
-            assert spans[a][1] <= spans[b][0] or spans[b][1] <= spans[a][0], (a, b)
+            assert spans[a][1] + SPACING <= spans[b][0] or spans[b][1] + SPACING <= spans[a][0], (a, b)
     order = {year: n for n, year in enumerate(where.years)}
     for a, b in itertools.combinations(graph, 2):
         ya, yb = graph.nodes[a]["year"], graph.nodes[b]["year"]
@@ -189,7 +189,7 @@ def test_place_never_puts_two_spans_over_each_other():
     for a, b in itertools.combinations(items, 2):
         if where.y[a.node] == where.y[b.node]:
             a0, b0 = where.x[a.node] - a.size / 2, where.x[b.node] - b.size / 2
-            assert a0 + a.footprint <= b0 or b0 + b.footprint <= a0
+            assert a0 + a.footprint + SPACING <= b0 or b0 + b.footprint + SPACING <= a0
     assert min(where.y.values()) == 0
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 PLOT_WIDTH = 900
 ROW_HEIGHT = 32
 LEFT_PAD = 16
-LABEL_GAP = 4  # pixels between a node's edge and its label
+LABEL_GAP = 11  # pixels between a node's edge and its label: room for an arrowhead arriving from the right
+SPACING = 4  # pixels at least between one paper's label and the next paper
 CHAR_WIDTH = 0.6  # average glyph width of the label font, in ems (a generous estimate)
 MIN_COLUMN = 14  # narrowest a year's column may get, in pixels
 
@@ -60,9 +61,9 @@ def column_widths(items: list[Item], years: list, width: float) -> list[float]:
     """
     need = {year: 0.0 for year in years}
     for item in items:
-        need[item.year] += item.footprint + LABEL_GAP
+        need[item.year] += item.footprint + SPACING
     least = [MIN_COLUMN] * len(years)
-    least[-1] = max(item.footprint + LABEL_GAP for item in items if item.year == years[-1])
+    least[-1] = max(item.footprint + SPACING for item in items if item.year == years[-1])
     widths: dict[int, float] = {}
     room = width - LEFT_PAD
     while True:  # give the columns that would fall below their minimum just that, then share the rest
@@ -93,7 +94,7 @@ def place(items: list[Item], width: float = PLOT_WIDTH) -> Placement:
     x, y = {}, {}
     for item in items:
         column = column_of[item.year]
-        slots = max(1, int(widths[column] // (item.footprint + LABEL_GAP)))
+        slots = max(1, int(widths[column] // (item.footprint + SPACING)))
         xs = [starts[column] + slot * widths[column] / slots + offset for slot in range(slots)]
         placed = [y[n] for n in item.neighbours if n in y]
         wanted = round(sum(placed) / len(placed)) if placed else 0
@@ -103,7 +104,7 @@ def place(items: list[Item], width: float = PLOT_WIDTH) -> Placement:
     ticks = [start + (w / 2 if w >= 2 * typical else offset) for start, w in zip(starts, widths)]
     right = max([x[i.node] + i.size / 2 + LABEL_GAP + i.label_width for i in items] + [width])
     return Placement(x=x, y=y, years=years, tick_positions=ticks, column_starts=starts, column_widths=widths,
-                     x_range=(0.0, right + LABEL_GAP), y_range=(rows[0] - 0.6, rows[-1] + 0.6),
+                     x_range=(0.0, right + SPACING), y_range=(rows[0] - 0.6, rows[-1] + 0.6),
                      rows=rows[-1] - rows[0] + 1)
 
 
@@ -114,8 +115,8 @@ def free_slot(item: Item, xs: list[float], wanted: int, taken: dict) -> tuple[fl
     while True:  # ends: a row below every taken one is free
         for row in [r for r in sorted({wanted - distance, wanted + distance}) if r >= 0]:
             for centre in xs:
-                span = (centre - item.size / 2 - LABEL_GAP, centre + item.size / 2 + LABEL_GAP + item.label_width)
-                if all(span[1] <= a or b <= span[0] for a, b in taken.get(row, [])):
+                span = (centre - item.size / 2, centre + item.size / 2 + LABEL_GAP + item.label_width)
+                if all(span[1] + SPACING <= a or b + SPACING <= span[0] for a, b in taken.get(row, [])):
                     taken.setdefault(row, []).append(span)
                     return centre, row
         distance += 1

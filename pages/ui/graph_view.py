@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from pages.ui.contrast import text_colour
-from pages.ui.graph_layout import LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, Item, Placement, label_width, place, year_ticks
+from pages.ui.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
+                                   year_ticks)
 from recommender.authors import author_key
 from recommender.index import Index
 from recommender.query import Recommendation
@@ -370,7 +371,7 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
                    fixedrange=False, title=dict(text="Year · arrows point from the citing paper to the paper it "
                                                      "cites", standoff=6)),
         yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
-        shapes=[dict(type="line", xref="x", yref="paper", x0=start - LABEL_GAP, x1=start - LABEL_GAP, y0=0, y1=1,
+        shapes=[dict(type="line", xref="x", yref="paper", x0=start - SPACING, x1=start - SPACING, y0=0, y1=1,
                      layer="below", line=dict(color=COLUMN_LINE, width=1))
                 for start in where.column_starts[1:]])  # where one year ends and the next begins
     return fig
