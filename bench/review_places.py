@@ -4,7 +4,7 @@
 
 For each citing paper of the development half, a LaTeX draft is written into a temporary folder (never into the
 repository): its title, its abstract, and its paragraphs with every [CIT] written `\\cite{?}`. `review` reads the
-draft back and answers every placeholder with local-mode suggestions; the places of one paragraph are merged by
+draft back and answers every placeholder with local-mode suggestions (`DocumentReviewer.places`); the places of one paragraph are merged by
 rank (first suggestions of every place, then the second ones, ...) and scored against the paragraph's cited papers.
 The direct number queries the same index with the whole paragraph, as `evaluate` does. Both run on one pool: the
 papers the paragraphs cite plus a seeded sample of the rest of the corpus (the full 108K corpus takes about 36
@@ -22,6 +22,8 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from tqdm import tqdm
 
 from recommender.config import DEFAULT
 from recommender.documents.read import read_document
@@ -94,7 +96,7 @@ def run(recommender: Recommender, queries: list[dict], windows: list[int], folde
     direct, via_review = [], {w: [] for w in windows}
     reviewers = {w: DocumentReviewer(recommender, window=w) for w in windows}
     started = {"direct": 0.0, **{w: 0.0 for w in windows}}
-    for n, (citing, rows) in enumerate(sorted(by_paper.items())):
+    for n, (citing, rows) in enumerate(tqdm(sorted(by_paper.items()), desc="citing papers")):
         first = rows[0]
         exclude = {citing}
         t = time.perf_counter()
@@ -112,10 +114,10 @@ def run(recommender: Recommender, queries: list[dict], windows: list[int], folde
             raise RuntimeError(f"{path.name}: {len(document.passages)} passages read, {len(rows)} written")
         for w, reviewer in reviewers.items():
             t = time.perf_counter()
-            report = reviewer.review(document, place_k=K, exclude=exclude)
+            places = reviewer.places(document, [None] * len(document.references), exclude, K)
             started[w] += time.perf_counter() - t
             for passage, q in zip(document.passages, rows):
-                lists = [[s.paper_id for s in p.suggestions] for p in report.places if p.passage is passage]
+                lists = [[s.paper_id for s in p.suggestions] for p in places if p.passage is passage]
                 via_review[w].append(score(merged_by_rank(lists, K), set(q["relevant"]) & ids))
     out = {"queries": len(direct), "citing_papers": len(by_paper), "direct": mean(direct),
            "seconds": {str(key): round(value, 1) for key, value in started.items()}}

@@ -85,7 +85,8 @@ class QueryReader:
         """The query's unit vector in a field (the passage plus the weighted draft in local mode); `prepare`
         rewrites each text first."""
         texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
-        vectors = self.encode(field, tuple(prepare(t) for t in texts) if prepare else tuple(texts))
+        # one text at a time: a draft's title and abstract, shared by all its passages, is encoded once
+        vectors = [self.encode(field, (prepare(text) if prepare else text,))[0] for text in texts]
         vector = vectors[0] + (config.global_weight * vectors[1] if len(vectors) > 1 else 0.0)
         return unit(vector)
 

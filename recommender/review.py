@@ -118,12 +118,15 @@ class DocumentReviewer:
         matches = [min(ids) if ids else None for ids in found]
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited)
-        for passage in document.passages:
-            for marker in passage.markers:
-                report.places.append(self._place(document, passage, marker, matches, cited, place_k))
+        report.places = self.places(document, matches, cited, place_k)
         report.uncited = self._uncited(document)
         report.missing = self._missing(document, report, cited, missing_k)
         return report
+
+    def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K) -> list[Place]:
+        """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested)."""
+        return [self._place(document, passage, marker, matches, cited, k)
+                for passage in document.passages for marker in passage.markers]
 
     def _suggest(self, document: Document, context: str, exclude: set[str], k: int) -> list[Suggestion]:
         """Local-mode suggestions for one context, the document's title and abstract as its draft."""
