@@ -37,6 +37,7 @@ LABEL_COLOUR = "#1a1a1a"
 EDGE_COLOUR = "rgba(60,60,60,0.45)"
 SELECTED_RING = "#e4002b"
 COLUMN_LINE = "#ececec"
+OUTLINE = "#111111"  # the ring that marks a recommended paper
 LABEL_FONT = 13  # pixels; recommended papers' labels are bold
 RANK_FONT = 12
 MAX_SURNAME = 16
@@ -253,7 +254,7 @@ def node_size(data: dict) -> float:
 
 
 def label_font(data: dict) -> float:
-    """Estimated width factor: bold labels of recommended papers run about 8% wider."""
+    """The font size that estimates a label's width: recommended papers' bold labels run about 8% wider."""
     return LABEL_FONT * (1.08 if data.get("kind") == "recommended" else 1.0)
 
 
@@ -286,13 +287,13 @@ def edge_trace(graph: nx.DiGraph, where: Placement, sizes: dict) -> go.Scatter:
 def text_trace(xs, ys, texts, colour, size, position, bold=False, name="") -> go.Scatter:
     """Text that never dims when a point is selected (plotly fades unselected text otherwise)."""
     font = dict(color=colour, size=size, weight="bold" if bold else "normal")
+    halo = "none" if position == "middle center" else "auto"  # a contrasting outline keeps lines off the letters
     return go.Scatter(x=xs, y=ys, text=texts, mode="text", textposition=position, hoverinfo="skip",
-                      showlegend=False, name=name, textfont=dict(font, shadow="auto" if position != "middle center"
-                                                                   else "none"),
+                      showlegend=False, name=name, textfont=dict(font, shadow=halo),
                       selected=dict(textfont=dict(color=colour)), unselected=dict(textfont=dict(color=colour)))
 
 
-def legend_entry(name: str, symbol: str, colour: str, legend: str, line_colour: str = "white",
+def legend_entry(name: str, symbol: str, colour: str, legend: str, line_colour: str = BACKGROUND,
                  line_width: float = 1) -> go.Scatter:
     """A legend line with no points in the plot."""
     return go.Scatter(x=[None], y=[None], mode="markers", name=name, legend=legend, hoverinfo="skip",
@@ -304,13 +305,10 @@ def colour_legend_rows(entries: list[tuple[str, str]], width: float = PLOT_WIDTH
     return math.ceil(len(entries) / max(int(width // LEGEND_ENTRY) - 1, 1)) if entries else 0
 
 
-def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Figure:
-    """A plotly figure of `citation_graph`'s output; `color_by` is "authors" or "year"; `selected` is ringed."""
-    where = placement(graph)
-    sizes = {n: node_size(graph.nodes[n]) for n in graph}
-    colours, colour_legend = node_colours(graph, color_by)
-    traces = [edge_trace(graph, where, sizes)]
+def node_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict) -> list[go.Scatter]:
+    """One marker trace per kind of paper (its shape), carrying each node in `customdata` for selection."""
     order = drawing_order(graph)
+    traces = []
     for kind, (_, symbol) in KIND_STYLE.items():
         nodes = [n for n in order if graph.nodes[n].get("kind") == kind]
         recommended = kind == "recommended"
@@ -319,11 +317,19 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
             showlegend=False, customdata=nodes, hovertext=[hover_text(graph.nodes[n]) for n in nodes],
             hoverinfo="text",
             marker=dict(symbol=symbol, size=[sizes[n] for n in nodes], color=[colours[n] for n in nodes],
-                        opacity=1, line=dict(color="#111111" if recommended else BACKGROUND,
+                        opacity=1, line=dict(color=OUTLINE if recommended else BACKGROUND,
                                              width=2.5 if recommended else 1)),
             selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    return traces
+
+
+def text_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict) -> list[go.Scatter]:
+    """Ranks inside the recommended papers (dark or white, whichever reads better on the fill) and every
+    paper's label beside it on the white background."""
+    order = drawing_order(graph)
     ranked = [n for n in order if graph.nodes[n].get("kind") == "recommended"]
-    for colour in {text_colour(colours[n]) for n in ranked}:
+    traces = []
+    for colour in sorted({text_colour(colours[n]) for n in ranked}):
         nodes = [n for n in ranked if text_colour(colours[n]) == colour]
         traces.append(text_trace([where.x[n] for n in nodes], [where.y[n] for n in nodes],
                                  [str(graph.nodes[n]["rank"]) for n in nodes], colour, RANK_FONT, "middle center",
@@ -333,43 +339,57 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
         traces.append(text_trace([where.x[n] + sizes[n] / 2 + LABEL_GAP for n in nodes],
                                  [where.y[n] for n in nodes], [graph.nodes[n]["label"] for n in nodes],
                                  LABEL_COLOUR, LABEL_FONT, "middle right", bold=bold, name="labels"))
+    return traces
+
+
+def legend_traces(graph: nx.DiGraph, colour_legend: list[tuple[str, str]],
+                  year_scale: tuple[float, float] | None) -> list[go.Scatter]:
+    """The shapes (top legend), what the colours mean (bottom legend), or the year's colour bar."""
+    present = {kind for _, kind in graph.nodes(data="kind")}
+    traces = [legend_entry(label, symbol, "#9e9e9e", "legend", OUTLINE if kind == "recommended" else BACKGROUND,
+                           2 if kind == "recommended" else 1)
+              for kind, (label, symbol) in KIND_STYLE.items() if kind in present]
+    traces += [legend_entry(name, "square", colour, "legend2") for name, colour in colour_legend]
+    if year_scale:  # an invisible trace that only draws the colour bar
+        traces.append(go.Scatter(
+            x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+            marker=dict(colorscale=YEAR_SCALE, cmin=year_scale[0], cmax=year_scale[1], color=[year_scale[0]],
+                        showscale=True,
+                        colorbar=dict(title=dict(text="Colour: year", side="right"), orientation="h",
+                                      thickness=10, len=0.35, x=1, xanchor="right", y=0, yref="container",
+                                      yanchor="bottom", tickvals=integer_ticks(*year_scale), tickformat="d"))))
+    return traces
+
+
+def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Figure:
+    """A plotly figure of `citation_graph`'s output; `color_by` is "authors" or "year"; `selected` is ringed."""
+    where = placement(graph)
+    sizes = {n: node_size(graph.nodes[n]) for n in graph}
+    colours, colour_legend = node_colours(graph, color_by)
+    year_scale = year_colour_range(graph) if color_by == "year" else None
+    traces = [edge_trace(graph, where, sizes), *node_traces(graph, where, sizes, colours),
+              *text_traces(graph, where, sizes, colours)]
     if selected in where.x:
         traces.append(go.Scatter(x=[where.x[selected]], y=[where.y[selected]], mode="markers", hoverinfo="skip",
                                  showlegend=False, name="selected",
                                  marker=dict(symbol="circle-open", size=sizes[selected] + 12,
                                              line=dict(color=SELECTED_RING, width=3))))
-    present = {kind for _, kind in graph.nodes(data="kind")}
-    for kind, (label, symbol) in KIND_STYLE.items():
-        if kind in present:
-            recommended = kind == "recommended"
-            traces.append(legend_entry(label, symbol, "#9e9e9e", "legend", "#111111" if recommended else BACKGROUND,
-                                       2 if recommended else 1))
-    traces += [legend_entry(name, "square", colour, "legend2") for name, colour in colour_legend]
-    scale = year_colour_range(graph) if color_by == "year" else None
-    if scale:  # an invisible trace that only draws the colour bar
-        traces.append(go.Scatter(
-            x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
-            marker=dict(colorscale=YEAR_SCALE, cmin=scale[0], cmax=scale[1], color=[scale[0]], showscale=True,
-                        colorbar=dict(title=dict(text="Colour: year", side="right"), orientation="h",
-                                      thickness=10, len=0.35, x=1, xanchor="right", y=0, yref="container",
-                                      yanchor="bottom", tickvals=integer_ticks(*scale), tickformat="d"))))
-    fig = go.Figure(traces)
-    bottom = MARGIN["b"] + (44 if scale else COLOUR_LEGEND_ROW * colour_legend_rows(colour_legend))
+    fig = go.Figure(traces + legend_traces(graph, colour_legend, year_scale))
+    bottom = MARGIN["b"] + (44 if year_scale else COLOUR_LEGEND_ROW * colour_legend_rows(colour_legend))
     ticks, texts = year_ticks(where)
     low, high = where.y_range
     spare = max(MIN_PLOT_HEIGHT / ROW_HEIGHT - (high - low), 0) / 2  # a few papers: centred in a taller plot
     fig.update_layout(
         height=int((high - low + 2 * spare) * ROW_HEIGHT) + MARGIN["t"] + bottom,
         margin=dict(MARGIN, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
-        font=dict(color=LABEL_COLOUR), dragmode="pan", uirevision="graph",
+        font=dict(color=LABEL_COLOUR), dragmode="pan",
         legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top",
                     title=dict(text="Shape:")),
         legend2=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom",
                      entrywidth=LEGEND_ENTRY - 40, entrywidthmode="pixels",
                      title=dict(text="Colour: author (papers)" if color_by == "authors" else "")),
         xaxis=dict(range=list(where.x_range), tickvals=ticks, ticktext=texts, showgrid=False, zeroline=False,
-                   fixedrange=False, title=dict(text="Year · arrows point from the citing paper to the paper it "
-                                                     "cites", standoff=6)),
+                   title=dict(text="Year · arrows point from the citing paper to the paper it cites", standoff=6)),
         yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
         shapes=[dict(type="line", xref="x", yref="paper", x0=start - SPACING, x1=start - SPACING, y0=0, y1=1,
                      layer="below", line=dict(color=COLUMN_LINE, width=1))
