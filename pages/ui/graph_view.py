@@ -46,6 +46,8 @@ SURNAME_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da
 NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 MARGIN = dict(l=10, r=10, t=46, b=64)  # top: the shape legend; bottom: year axis and its title
 MIN_PLOT_HEIGHT = 300  # pixels
+TALL_ROWS = 20  # a graph with more rows repeats the years above it
+TOP_AXIS = 24  # pixels for those years
 COLOUR_LEGEND_ROW = 22  # pixels per row of the colour legend below the axis
 LEGEND_ENTRY = 200  # pixels per entry of the colour legend, its swatch included
 
@@ -372,16 +374,19 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
     if selected in where.x:
         traces.append(go.Scatter(x=[where.x[selected]], y=[where.y[selected]], mode="markers", hoverinfo="skip",
                                  showlegend=False, name="selected",
-                                 marker=dict(symbol="circle-open", size=sizes[selected] + 12,
+                                 marker=dict(symbol="circle-open", size=sizes[selected] + 12, color=SELECTED_RING,
                                              line=dict(color=SELECTED_RING, width=3))))
+    if where.rows > TALL_ROWS:  # plotly draws an axis only for a trace on it
+        traces.append(go.Scatter(x=[None], y=[None], xaxis="x2", showlegend=False, hoverinfo="skip", name="axis"))
     fig = go.Figure(traces + legend_traces(graph, colour_legend, year_scale))
     bottom = MARGIN["b"] + (44 if year_scale else COLOUR_LEGEND_ROW * colour_legend_rows(colour_legend))
     ticks, texts = year_ticks(where)
     low, high = where.y_range
     spare = max(MIN_PLOT_HEIGHT / ROW_HEIGHT - (high - low), 0) / 2  # a few papers: centred in a taller plot
+    top = MARGIN["t"] + (TOP_AXIS if where.rows > TALL_ROWS else 0)
     fig.update_layout(
-        height=int((high - low + 2 * spare) * ROW_HEIGHT) + MARGIN["t"] + bottom,
-        margin=dict(MARGIN, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
+        height=int((high - low + 2 * spare) * ROW_HEIGHT) + top + bottom,
+        margin=dict(MARGIN, t=top, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
         font=dict(color=LABEL_COLOUR), dragmode="pan",
         legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top",
                     title=dict(text="Shape:")),
@@ -391,6 +396,8 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
         xaxis=dict(range=list(where.x_range), tickvals=ticks, ticktext=texts, showgrid=False, zeroline=False,
                    title=dict(text="Year · arrows point from the citing paper to the paper it cites", standoff=6)),
         yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
+        xaxis2=dict(overlaying="x", matches="x", side="top", tickvals=ticks, ticktext=texts, showgrid=False,
+                    zeroline=False),  # years above a tall graph too
         shapes=[dict(type="line", xref="x", yref="paper", x0=start - SPACING, x1=start - SPACING, y0=0, y1=1,
                      layer="below", line=dict(color=COLUMN_LINE, width=1))
                 for start in where.column_starts[1:]])  # where one year ends and the next begins
