@@ -11,6 +11,7 @@ import pytest
 from app_helpers import open_app
 from browser import HAS_CHROMIUM, chromium, serve, settle
 from pages.ui.contrast import contrast, rgb
+from pages.ui.graph_view import SELECTED_RING
 from recommender.index import Index
 
 GRAPH = "pages/citation_graph.py"
@@ -139,6 +140,9 @@ def test_labels_are_legible_arrows_drawn_and_a_clicked_paper_opens(small_index, 
         page.locator(".js-plotly-plot .scatterlayer .trace").nth(1).locator("path.point").first.click(force=True)
         page.get_by_role("button", name="More like this").wait_for(timeout=60_000)
         settle(page)
+        ring = rgb(SELECTED_RING)
+        assert page.evaluate("""(ring) => [...document.querySelectorAll('.js-plotly-plot path.point')]
+          .some(p => getComputedStyle(p).stroke === ring)""", "rgb({:.0f}, {:.0f}, {:.0f})".format(*ring))
         picked = page.get_by_test_id("stSelectbox").locator("input").input_value()
         title = picked.split(" · ", 1)[1]
         page.get_by_role("button", name="More like this").click()

@@ -10,9 +10,9 @@ from plotly.colors import sample_colorscale
 
 from pages.ui.contrast import contrast, luminance, text_colour
 from pages.ui.graph_layout import LABEL_GAP, SPACING, Item, label_width, place, year_ticks
-from pages.ui.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, UNKNOWN_COLOUR, YEAR_SCALE, author_clusters,
-                                 citation_graph, common_works, figure, hover_text, label_font, label_nodes,
-                                 node_colours, node_size, placement, short_label, short_name, surname)
+from pages.ui.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, SELECTED_RING, UNKNOWN_COLOUR, YEAR_SCALE,
+                                 author_clusters, citation_graph, common_works, figure, hover_text, label_font,
+                                 label_nodes, node_colours, node_size, placement, short_label, short_name, surname)
 from recommender.query import Query
 
 
@@ -208,7 +208,9 @@ def test_figure_of_200_papers_has_every_label_rank_hover_and_arrow(color_by):
     (edges,) = [t for t in fig.data if t.name == "citations"]
     assert edges.marker.symbol == "arrow" and edges.marker.angleref == "previous"
     assert sum(1 for size in edges.marker.size if size) == graph.number_of_edges()
-    assert [t for t in fig.data if t.name == "selected"]
+    (ring,) = [t for t in fig.data if t.name == "selected"]
+    assert ring.marker.color == SELECTED_RING and ring.marker.symbol == "circle-open"
+    assert fig.layout.xaxis2.ticktext == fig.layout.xaxis.ticktext and any(t.xaxis == "x2" for t in fig.data)
     legend = {t.name for t in fig.data if t.showlegend is not False and t.name}
     assert "Recommended (number = rank)" in legend and "Linked to one recommendation" in legend
     if color_by == "authors":

@@ -42,8 +42,7 @@ class Placement:
     y: dict
     years: list  # the year of each column, oldest first; None (no year) comes first
     tick_positions: list[float]  # where each column's year is written
-    column_starts: list[float]
-    column_widths: list[float]
+    column_starts: list[float]  # where each year's column begins
     x_range: tuple[float, float]
     y_range: tuple[float, float]
     rows: int
@@ -103,7 +102,7 @@ def place(items: list[Item], width: float = PLOT_WIDTH) -> Placement:
     typical = sorted(item.footprint for item in items)[len(items) // 2] if items else 0
     ticks = [start + (w / 2 if w >= 2 * typical else offset) for start, w in zip(starts, widths)]
     right = max([x[i.node] + i.size / 2 + LABEL_GAP + i.label_width for i in items] + [width])
-    return Placement(x=x, y=y, years=years, tick_positions=ticks, column_starts=starts, column_widths=widths,
+    return Placement(x=x, y=y, years=years, tick_positions=ticks, column_starts=starts,
                      x_range=(0.0, right + SPACING), y_range=(rows[0] - 0.6, rows[-1] + 0.6),
                      rows=rows[-1] - rows[0] + 1)
 
