@@ -2,7 +2,8 @@
 
     DIR/CURRENT            name of the live version (replaced atomically)
     DIR/versions/<name>/   one complete index; never modified once published
-    DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`)
+    DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`), and the record of
+                           files whose checksums matched (`VERIFIED`)
     DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
 A build writes a new version under a temporary name and publishes it only when complete,
 so a crash or kill at any moment leaves the previous version answering. Every file the engine
@@ -25,6 +26,8 @@ from filelock import FileLock, Timeout
 FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 LOCK_FILE = ".build.lock"
+VERIFIED = "verified.json"
+SETTLED_S = 2.0  # a file is recorded as verified only when unchanged for this long (file times are coarse)
 
 
 class IndexError_(RuntimeError):
@@ -142,6 +145,7 @@ def publish(root: Path, staging: Path, info: dict) -> Path:
     _fsync(final.parent)
     write_atomic(root / "CURRENT", name + "\n")
     _prune(root, keep={name, previous} - {None})
+    _remember_verified(final, files)  # just checksummed: the first load need not hash the files again
     return final
 
 
@@ -177,7 +181,8 @@ def current_version(root: Path) -> Path:
 
 
 def read_manifest(version: Path, verify: bool = True) -> dict:
-    """The manifest of a version; with `verify`, every file's size and checksum is checked."""
+    """The manifest of a version; with `verify`, every file's size and checksum is checked (a file unchanged since
+    its checksum last matched is not hashed again: see `_remember_verified`)."""
     try:
         manifest = json.loads((version / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -186,9 +191,58 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         raise IndexError_(f"{version}: index format {manifest.get('format_version')} is not "
                           f"{FORMAT_VERSION}; rebuild the index.")
     if verify:
+        known, hashed = _verified_states(version), False
         for name, facts in manifest["files"].items():
             path = version / name
-            if not path.is_file() or path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
-                raise IndexError_(f"{version}: file {name} is missing or damaged (checksum mismatch); "
-                                  "rebuild the index.")
+            unchanged = path.is_file() and known.get(name) == _file_state(path)  # since its checksum last matched
+            if not unchanged:
+                hashed = True
+                if not path.is_file() or path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
+                    raise IndexError_(f"{version}: file {name} is missing or damaged (checksum mismatch); "
+                                      "rebuild the index.")
+        if hashed:
+            _remember_verified(version, manifest["files"])
     return manifest
+
+
+def _file_state(path: Path) -> list[int]:
+    """What changes whenever a file's content does: size, inode, modification and status-change times (the
+    latter cannot be set back by any tool)."""
+    stat = path.stat()
+    return [stat.st_size, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns]
+
+
+def _verified_states(version: Path) -> dict[str, list[int]]:
+    """The files of `version` whose checksums matched, with their state then ({} when none is recorded)."""
+    try:
+        record = json.loads((cache_dir(version.parent.parent) / VERIFIED).read_text(encoding="utf-8"))
+        return record.get(version.name, {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _remember_verified(version: Path, names) -> None:
+    """Record the state of the named files of `version`, whose checksums have just matched, so that later loads
+    hash only files changed since (a file changed at all gets a new status-change time). Files changed in the
+    last `SETTLED_S` seconds are left out: a change within the same tick of the file clock would go unseen.
+    Best effort: an index on a read-only disk is simply verified in full each time."""
+    root = version.parent.parent
+    now = time.time_ns()
+    states = {}
+    for name in names:
+        state = _file_state(version / name)
+        if now - max(state[2], state[3]) > SETTLED_S * 1e9:
+            states[name] = state
+    try:
+        record = json.loads((cache_dir(root) / VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = {}
+    live = {p.name for p in (root / "versions").iterdir()} if (root / "versions").is_dir() else set()
+    record = {name: files for name, files in record.items() if name in live and name != version.name}
+    if states:
+        record[version.name] = states
+    try:
+        cache_dir(root).mkdir(exist_ok=True)
+        write_atomic(cache_dir(root) / VERIFIED, json.dumps(record))
+    except OSError:
+        pass

@@ -55,6 +55,24 @@ def test_damaged_index_fails_with_a_clear_message(tmp_path):
         Index.load(tmp_path / "nothing")
 
 
+def test_files_verified_once_are_hashed_again_only_when_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_files, "SETTLED_S", 0.0)  # record the files the build just wrote
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(20), root, progress_bar=False)
+    hashed = []
+    real_sha256 = index_files.sha256_of
+    monkeypatch.setattr(index_files, "sha256_of", lambda path: hashed.append(path.name) or real_sha256(path))
+    assert len(Index.load(root)) == 20 and hashed == []  # checksummed by the build: nothing to hash again
+    version = index_files.current_version(root)
+    damaged = bytearray((version / "dense.npy").read_bytes())
+    damaged[200:204] = b"\xff\xff\xff\xff"
+    (version / "dense.new").write_bytes(damaged)
+    os.replace(version / "dense.new", version / "dense.npy")  # same size, other content
+    with pytest.raises(index_files.IndexError_, match="dense.npy is missing or damaged"):
+        Index.load(root)
+    assert hashed == ["dense.npy"]
+
+
 def test_add_reuses_cached_embeddings_and_keeps_old_papers(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(30), root, progress_bar=False)

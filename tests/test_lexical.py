@@ -1,8 +1,13 @@
+import re
+
+import bm25s
 import numpy as np
+import pytest
+import Stemmer
 from rank_bm25 import BM25Okapi
 
-from recommender.config import BM25_B, BM25_K1
-from recommender.lexical import LexicalIndex, analyze
+from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
+from recommender.lexical import ColumnarBM25, LexicalIndex, TermMemo, analyze
 
 DOCS = [
     "Citation recommendation with neural networks and citation graphs",
@@ -43,3 +48,56 @@ def test_unknown_terms_give_zero_scores_and_save_load_round_trip(tmp_path):
     again = LexicalIndex.load(tmp_path / "bm25")
     assert np.allclose(again.scores("citation graphs"), index.scores("citation graphs"))
     assert again.term_weights("citation zzzz").keys() == {"citat"}
+
+
+def reference_terms(text: str) -> list[str]:
+    """The analyzer written out plainly: possessive cut, stop words dropped, every word stemmed."""
+    stemmer = Stemmer.Stemmer("porter")
+    words = [w[:-2] if w.endswith("'s") else w for w in re.findall(r"\w+(?:'\w+)?", text.lower())]
+    return [s for s in stemmer.stemWords([w for w in words if w not in BM25_STOPWORDS]) if s]
+
+
+AWKWARD = [
+    "The recommender's Systems are ranking citations; the systems' rankings RANK the rankers.",
+    "",  # no words at all
+    "the of and a an to",  # stop words only
+    "graph graph graph Graph GRAPH graphs",  # one term many times
+    "Übersetzung naïve café co-operation e-mail 3D 2020 x_y it's",
+    "Deep learn-\ning for cita- tion rec ommendation",  # copied from a PDF: hyphenated, wrapped
+]
+
+
+def test_analyzer_remembers_words_without_changing_terms(monkeypatch):
+    for text in AWKWARD + DOCS:
+        assert analyze(text) == reference_terms(text)
+    monkeypatch.setattr(TermMemo, "LIMIT", 3)  # the memo is emptied again and again
+    for text in AWKWARD + DOCS:
+        assert analyze(text) == reference_terms(text)
+
+
+def bm25s_own_index(texts: list[str]) -> bm25s.BM25:
+    model = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
+    model.index([analyze(t) for t in texts], show_progress=False)
+    return model
+
+
+@pytest.mark.parametrize("pairs_per_step", [ColumnarBM25.PAIRS_PER_STEP, 5])
+def test_columnar_build_gives_bm25s_scores_exactly(monkeypatch, pairs_per_step):
+    monkeypatch.setattr(ColumnarBM25, "PAIRS_PER_STEP", pairs_per_step)  # 5: documents taken a few at a time
+    texts = DOCS + AWKWARD + [f"{DOCS[i % len(DOCS)]} {AWKWARD[i % len(AWKWARD)]} extra{i}" for i in range(40)]
+    ours, theirs = LexicalIndex.build(iter(texts)), bm25s_own_index(texts)  # any iterable of texts
+    assert ours.model.scores["num_docs"] == len(texts)
+    assert set(ours.model.vocab_dict) == set(theirs.vocab_dict)
+    for query in ["citation graphs", "graph graph ranking", "Übersetzung café", "the", "extra7 rank", "zzzz"]:
+        ids = theirs.get_tokens_ids(analyze(query))
+        expected = theirs.get_scores_from_ids(ids) if ids else np.zeros(len(texts), dtype=np.float32)
+        assert np.array_equal(ours.scores(query), expected), query
+        assert ours.term_weights(query) == pytest.approx(LexicalIndex(theirs).term_weights(query))
+
+
+def test_saved_index_is_memory_mapped_and_scores_alike(tmp_path):
+    index = LexicalIndex.build(DOCS)
+    index.save(tmp_path / "bm25")
+    again = LexicalIndex.load(tmp_path / "bm25")
+    assert isinstance(again.model.scores["data"], np.memmap)  # read from disk on demand, not loaded whole
+    assert np.array_equal(again.scores("ranking documents graphs"), index.scores("ranking documents graphs"))

@@ -1,0 +1,346 @@
+"""The limit of one machine: index build, disk, memory and query latency on synthetic corpora of growing size.
+
+    nice -n 10 python -m bench.scale --sizes 100000 1000000 [3000000] --out /work/idx/scale [--queries 200]
+
+Everything is written under --out (outside the repository; never commit it). For each size, three processes,
+one after the other, so that each one's peak memory is its own:
+
+  generate  a synthetic corpus (`bench/synthetic_corpus.py`: words of real abstracts, real MiniLM vectors plus
+            noise, a citation graph by topic and preferential attachment) as N/corpus.jsonl.gz, its vectors put
+            into the index's embedding cache, and the queries
+  build     `load_corpus` + `build_index` into N/index, as `python -m recommender index` does; every vector
+            comes from the cache, so the time is the build without embedding (SQLite store, BM25, graph,
+            Annoy, checksums). A sampler thread records which line of recommender/index.py runs, every 0.2 s.
+  query     a fresh process, as the app's first query: imports, `Recommender.load`, one global query (the time
+            from process start to that answer); then warm latency of `Recommender.recommend` with the default
+            config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the
+            draft's title and abstract), each text seen once.
+
+A watchdog stops a process whose resident memory passes --max-rss-gib, or when the machine's available memory
+falls under 1 GiB; larger sizes are then skipped. Results: bench/results/scale.json (merged by size, so sizes
+can be run one at a time), plot: docs/scale.svg. --reuse keeps a size's corpus and index from an earlier run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import linecache
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "scale.json"
+PLOT = ROOT / "docs" / "scale.svg"
+POOL_INDEX = Path("/work/idx/acm-pool")  # real ACM-CR papers with their MiniLM vectors, when present
+FREQUENCY_CORPUS = ROOT.parent / "shared" / "data" / "acm-cr" / "corpus.jsonl.gz"
+MIN_AVAILABLE_GIB = 1.0
+GIB = 1 << 30
+
+
+# ----------------------------------------------------------------------------------------------- memory
+
+def proc_status(pid: int | str = "self") -> dict[str, int]:
+    """Memory lines of /proc/PID/status in bytes (VmRSS, VmHWM, RssAnon, RssFile, ...)."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if value.strip().endswith("kB"):
+            found[name] = int(value.split()[0]) * 1024
+    return found
+
+
+def available_bytes() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no MemAvailable in /proc/meminfo")
+
+
+def memory_report() -> dict[str, float]:
+    """This process's peak and current resident memory, in MiB."""
+    status = proc_status()
+    mib = 1 << 20
+    return {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "rss_mib": round(status["VmRSS"] / mib), "rss_anon_mib": round(status.get("RssAnon", 0) / mib),
+            "rss_file_mib": round(status.get("RssFile", 0) / mib)}
+
+
+# ----------------------------------------------------------------------------------------------- phases
+
+def phase_generate(size_dir: Path, n: int, queries: int, pool_index: Path, frequency_corpus: Path) -> dict:
+    from bench import synthetic_corpus as synthetic
+
+    started = time.perf_counter()
+    pool = pool_index if (pool_index / "CURRENT").is_file() else None
+    frequencies = frequency_corpus if frequency_corpus.is_file() else None
+    bases = synthetic.load_bases(pool, frequencies)
+    stats_s = time.perf_counter() - started
+    index_root = size_dir / "index"
+    shutil.rmtree(index_root, ignore_errors=True)
+    counts = synthetic.write_corpus(bases, n, size_dir / "corpus.jsonl.gz", index_root,
+                                    on_chunk=lambda done, total: print(f"generated {done}/{total}", flush=True))
+    synthetic.write_queries(bases, queries, size_dir / "queries.json")
+    return {**counts, "bases": len(bases), "vocabulary": len(bases.vocab),
+            "bases_from": [str(p) for p in (pool, frequencies) if p] + ["assets/demo_corpus.jsonl"],
+            "statistics_s": round(stats_s, 1), "seconds": round(time.perf_counter() - started, 1)}
+
+
+class LineSampler:
+    """Which line of recommender/index.py (innermost) the main thread runs, sampled every `interval` s."""
+
+    def __init__(self, interval: float = 0.2):
+        self.interval, self.counts = interval, Counter()
+        self.main = threading.main_thread().ident
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        target = str(ROOT / "recommender" / "index.py")
+        while not self.done.wait(self.interval):
+            frame = sys._current_frames().get(self.main)
+            while frame is not None and frame.f_code.co_filename != target:
+                frame = frame.f_back
+            if frame is not None:
+                line = linecache.getline(target, frame.f_lineno).strip()
+                self.counts[f"{frame.f_code.co_name}: {line[:90]}"] += 1
+
+    def __enter__(self) -> "LineSampler":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def seconds(self) -> dict[str, float]:
+        return {label: round(count * self.interval, 1) for label, count in self.counts.most_common()}
+
+
+def phase_build(size_dir: Path) -> dict:
+    from recommender.index import build_index
+    from recommender.loaders import load_corpus
+
+    started = time.perf_counter()
+    papers = load_corpus(size_dir / "corpus.jsonl.gz").papers
+    load_s = time.perf_counter() - started
+    marks = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage.startswith("embedding"):  # every vector should come from the cache
+            raise RuntimeError(f"{total} texts are missing from the embedding cache; regenerate the corpus")
+        marks.append((stage, time.perf_counter()))
+
+    root = size_dir / "index"
+    for old in (root / "versions").glob("v*"):
+        shutil.rmtree(old)
+    (root / "CURRENT").unlink(missing_ok=True)
+    began, began_cpu = time.perf_counter(), time.process_time()
+    with LineSampler() as sampler:
+        build_index(papers, root, on_progress=progress, progress_bar=False)
+    ended, cpu = time.perf_counter(), time.process_time() - began_cpu
+    stages, previous, label = {}, began, "papers store (SQLite, meta.json)"
+    for stage, at in marks:
+        stages[label] = round(at - previous, 1)
+        previous, label = at, {"lexical index": "BM25, graph, vectors from the cache",
+                               "nearest-neighbour index (dense)": "Annoy, checksums, publish"}.get(stage, stage)
+    stages[label] = round(ended - previous, 1)
+    return {"papers": len(papers), "load_corpus_s": round(load_s, 1), "build_s": round(ended - began, 1),
+            "cpu_build_s": round(cpu, 1), "stages_s": stages, "sampled_lines_s": sampler.seconds(), **memory_report()}
+
+
+def percentiles(ms: list[float], prefix: str = "") -> dict[str, float]:
+    return {f"{prefix}p50_ms": round(float(np.percentile(ms, 50)), 1),
+            f"{prefix}p95_ms": round(float(np.percentile(ms, 95)), 1), f"{prefix}max_ms": round(float(np.max(ms)), 1)}
+
+
+def phase_query(size_dir: Path, started: float, profile: Path | None) -> dict:
+    """The app's first query in a fresh process, then warm latency (times from `started`, the driver's clock
+    just before it started this process)."""
+    from recommender.index import Index
+    from recommender.query import Query
+    from recommender.recommender import Recommender
+
+    marks = [("imports", time.time(), time.process_time())]
+    queries = json.loads((size_dir / "queries.json").read_text(encoding="utf-8"))
+    index = Index.load(size_dir / "index")  # as the app: the index, then the recommender over it
+    marks.append(("index_load", time.time(), time.process_time()))
+    recommender = Recommender.from_index(index)
+    marks.append(("models_load", time.time(), time.process_time()))
+    first = recommender.recommend(Query(**queries["global"][0]))
+    marks.append(("first_recommend", time.time(), time.process_time()))
+    if len(first.recommendations) == 0:
+        raise RuntimeError("the first query found nothing")
+    first_query = {"first_query_s": round(marks[-1][1] - started, 2), "cpu_first_query_s": round(marks[-1][2], 2)}
+    previous_wall, previous_cpu = started, 0.0
+    for name, wall, cpu in marks:
+        first_query[f"{name}_s"] = round(wall - previous_wall, 2)
+        first_query[f"cpu_{name}_s"] = round(cpu - previous_cpu, 2)
+        previous_wall, previous_cpu = wall, cpu
+    first_query["memory"] = memory_report()
+    recommender.recommend(Query(**queries["local"][0]))  # the first local query's one-time costs
+    latency = {}
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    for mode in ("global", "local"):
+        wall, cpu = [], []
+        for fields in queries[mode][1:]:
+            begin, begin_cpu = time.perf_counter(), time.process_time()
+            recommender.recommend(Query(**fields))
+            wall.append((time.perf_counter() - begin) * 1000)
+            cpu.append((time.process_time() - begin_cpu) * 1000)
+        latency[mode] = {"queries": len(wall), **percentiles(wall), **percentiles(cpu, "cpu_")}
+    if profiler:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    return {**first_query, "latency": latency, **memory_report()}
+
+
+# ----------------------------------------------------------------------------------------------- driver
+
+def disk_usage(size_dir: Path) -> dict:
+    """Bytes of the live index version by file, of the embedding cache and of the corpus file."""
+    from recommender import index_files
+
+    version = index_files.current_version(size_dir / "index")
+    files = {str(p.relative_to(version)): p.stat().st_size for p in sorted(version.rglob("*")) if p.is_file()}
+    cache = index_files.embedding_cache_path(size_dir / "index")
+    return {"version_bytes": sum(files.values()), "files": files,
+            "embedding_cache_bytes": sum(p.stat().st_size for p in cache.parent.glob(cache.name + "*")),
+            "corpus_file_bytes": (size_dir / "corpus.jsonl.gz").stat().st_size}
+
+
+def run_phase(phase: str, size_dir: Path, n: int, args) -> dict:
+    """Run one phase in a child process under the memory watchdog; its JSON result, or why it stopped."""
+    result_path = size_dir / f"{phase}.json"
+    result_path.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "bench.scale", "--phase", phase, "--size-dir", str(size_dir),
+               "--sizes", str(n), "--queries", str(args.queries), "--pool-index", str(args.pool_index),
+               "--frequency-corpus", str(args.frequency_corpus), "--started", repr(time.time())]
+    if args.profile:
+        command += ["--profile"]
+    load_before = os.getloadavg()[0]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if phase == "query" and args.query_threads:
+        env["OMP_NUM_THREADS"] = str(args.query_threads)
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    stopped, peak = "", 0
+    while process.poll() is None:
+        try:
+            rss = proc_status(process.pid).get("VmRSS", 0)
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        peak = max(peak, rss)
+        if rss > args.max_rss_gib * GIB:
+            stopped = f"resident memory {rss / GIB:.1f} GiB passed the {args.max_rss_gib} GiB limit"
+        elif available_bytes() < MIN_AVAILABLE_GIB * GIB:
+            stopped = f"the machine's available memory fell under {MIN_AVAILABLE_GIB} GiB"
+        if stopped:
+            process.kill()
+            process.wait()
+            break
+        time.sleep(0.5)
+    if stopped or process.returncode != 0:
+        return {"failed": stopped or f"exit status {process.returncode}", "watched_peak_rss_mib": peak >> 20}
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    result["load_average"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]  # other jobs on the machine
+    return result
+
+
+def run_size(n: int, args) -> dict:
+    size_dir = args.out / str(n)
+    size_dir.mkdir(parents=True, exist_ok=True)
+    record = {"papers": n}
+    for phase in ("generate", "build", "query"):
+        previous = size_dir / f"{phase}.json"
+        if args.reuse and phase != "query" and previous.is_file():  # an earlier run's corpus or index
+            record[phase] = json.loads(previous.read_text())
+            continue
+        print(f"[{n}] {phase} ...", flush=True)
+        record[phase] = run_phase(phase, size_dir, n, args)
+        print(f"[{n}] {phase}: {json.dumps(record[phase])[:600]}", flush=True)
+        if "failed" in record[phase]:
+            return record
+    record["disk"] = disk_usage(size_dir)
+    record["disk"]["version_bytes_per_paper"] = round(record["disk"]["version_bytes"] / n)
+    return record
+
+
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(os.sysconf("SC_PAGE_SIZE")
+                                                                      * os.sysconf("SC_PHYS_PAGES") / GIB, 1),
+            "python": platform.python_version()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--out", type=Path, default=Path("/work/idx/scale"))
+    parser.add_argument("--queries", type=int, default=200, help="queries of each mode")
+    parser.add_argument("--max-rss-gib", type=float, default=18.0)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep an earlier run's corpus and index of a size (a phase whose result file exists)")
+    parser.add_argument("--query-threads", type=int, default=1,
+                        help="OMP_NUM_THREADS of the query process (0: the default; on a machine shared with "
+                             "other jobs the encoder's two threads wait for each other)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the warm queries into N/query.prof")
+    parser.add_argument("--pool-index", type=Path, default=POOL_INDEX,
+                        help="an index of real papers whose texts and vectors seed the synthetic ones")
+    parser.add_argument("--frequency-corpus", type=Path, default=FREQUENCY_CORPUS,
+                        help="a corpus file whose titles and abstracts give word frequencies")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--plot", type=Path, default=PLOT)
+    parser.add_argument("--phase", choices=("generate", "build", "query"), help=argparse.SUPPRESS)
+    parser.add_argument("--size-dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.phase:  # a child process of the driver
+        if args.phase == "generate":
+            result = phase_generate(args.size_dir, args.sizes[0], args.queries, args.pool_index,
+                                    args.frequency_corpus)
+        elif args.phase == "build":
+            result = phase_build(args.size_dir)
+        else:
+            result = phase_query(args.size_dir, args.started,
+                                 args.size_dir / "query.prof" if args.profile else None)
+        if args.phase != "build":
+            result.update({k: v for k, v in memory_report().items() if k not in result})
+        (args.size_dir / f"{args.phase}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+        return
+
+    if ROOT in args.out.resolve().parents or args.out.resolve() == ROOT:
+        raise SystemExit(f"--out {args.out} is inside the repository: synthetic corpora must stay outside it")
+    results = json.loads(args.results.read_text()) if args.results.is_file() else {"sizes": {}}
+    results.update({"command": "nice -n 10 python -m bench.scale " + " ".join(sys.argv[1:]),
+                    "machine": machine(), "date": time.strftime("%Y-%m-%d")})
+    for n in sorted(args.sizes):
+        record = run_size(n, args)
+        results["sizes"][str(n)] = record
+        args.results.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        if any("failed" in record.get(phase, {}) for phase in ("generate", "build", "query")):
+            print(f"[{n}] stopped; larger sizes skipped", flush=True)
+            break
+    from bench.scale_plot import write_plot
+
+    write_plot(results, args.plot)
+    print(f"results: {args.results}; plot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()
