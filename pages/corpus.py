@@ -1,4 +1,5 @@
-"""Corpus: statistics of the active corpus, switching corpora, and importing a corpus file."""
+"""Corpus: statistics of the active corpus, switching corpora, importing a corpus file, and building one from a
+source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) in the background."""
 from __future__ import annotations
 
 import tempfile
@@ -9,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import access, common, corpora, shelves
+from pages.ui import access, builds, common, corpora, shelves
 from recommender.learned import describe_learned
 from recommender.loaders import CorpusError, LoadResult, load_corpus
 
@@ -21,7 +22,9 @@ def choose_corpus(directory: str) -> None:
     """Switch this session between the default corpus and the imported ones."""
     default = common.default_index_dir()
     options = {common.corpus_name(default): default}
-    options.update({name: str(path) for name, path in corpora.list_corpora(shelves.shelf()).items()})
+    for shelf in dict.fromkeys((shelves.shelf(), shelves.builds_shelf())):
+        for name, path in corpora.list_corpora(shelf).items():
+            options[name if name not in options else f"{name} (built)"] = str(path)
     names = list(options)
     current = next((n for n, d in options.items() if Path(d) == Path(directory)), names[0])
     choice = st.selectbox("Active corpus", names, index=names.index(current),
@@ -38,10 +41,12 @@ def privacy_note(directory: str) -> None:
         return
     st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
                "are deleted from the server after the session ends.")
-    if corpora.is_user_corpus(Path(directory), shelves.shelf()) and st.button(
-            f"Delete {Path(directory).name} now", icon=":material/delete:", key="delete_corpus"):
+    shelf = next((s for s in (shelves.shelf(), shelves.builds_shelf()) if corpora.is_user_corpus(Path(directory), s)),
+                 None)
+    if shelf is not None and st.button(f"Delete {Path(directory).name} now", icon=":material/delete:",
+                                       key="delete_corpus"):
         common.release(directory)
-        corpora.delete_corpus(Path(directory), shelves.shelf())
+        corpora.delete_corpus(Path(directory), shelf)
         common.set_active_index(common.default_index_dir())
         st.session_state["corpus_message"] = f"Deleted corpus {Path(directory).name}."
         st.rerun()
@@ -139,7 +144,7 @@ def build(result: LoadResult, directory: str) -> None:
                                help="Also index with the multilingual encoder, so that passages in Chinese, "
                                     "German, Japanese and other languages find these papers; the build takes "
                                     "about twice as long. Adding to a corpus keeps its setting.")
-    if not st.button("Build index", type="primary", icon=":material/build:"):
+    if not st.button("Build index", type="primary", icon=":material/build:", key="imp_build"):
         return
     st.caption("Leaving the page or pressing Stop cancels the build; the active corpus is then unchanged.")
     try:
@@ -160,6 +165,24 @@ def build(result: LoadResult, directory: str) -> None:
     st.rerun()
 
 
+def import_section(directory: str) -> None:
+    """Upload a corpus file, see what was read from it, and build an index of it."""
+    st.caption("JSONL (one paper per line), BibTeX or CSL-JSON, optionally gzipped.")
+    upload = st.file_uploader("Corpus file", type=["jsonl", "ndjson", "json", "bib", "bibtex", "gz"], key="imp_file")
+    if upload is None:
+        return
+    try:
+        loaded = read_upload(upload.name, upload.getvalue())
+    except CorpusError as exc:
+        st.error(str(exc))
+        return
+    validation_report(loaded)
+    if not loaded.papers:
+        st.error("No usable paper in this file; fix the problems above and upload it again.")
+        return
+    build(loaded, directory)
+
+
 access.require()
 directory = common.active_index_dir()
 st.title("Corpus")
@@ -167,20 +190,12 @@ choose_corpus(directory)
 privacy_note(directory)
 if message := st.session_state.pop("corpus_message", None):
     st.success(message)
+builds.builds()
 statistics(common.index(directory))
 
-st.header("Import papers")
-st.caption("JSONL (one paper per line), BibTeX or CSL-JSON, optionally gzipped.")
-upload = st.file_uploader("Corpus file", type=["jsonl", "ndjson", "json", "bib", "bibtex", "gz"], key="imp_file")
-if upload is None:
-    st.stop()
-try:
-    loaded = read_upload(upload.name, upload.getvalue())
-except CorpusError as exc:
-    st.error(str(exc))
-    st.stop()
-validation_report(loaded)
-if not loaded.papers:
-    st.error("No usable paper in this file; fix the problems above and upload it again.")
-    st.stop()
-build(loaded, directory)
+st.header("Add papers")
+from_file, from_source = st.tabs(["Import a file", "Build from a source"])
+with from_file:
+    import_section(directory)
+with from_source:
+    builds.form()

@@ -31,7 +31,7 @@ def import_law(at, name: str = "Law only"):
     at.radio(key="imp_action").set_value("Create a new corpus from this file")
     at.checkbox(key="imp_multilingual").uncheck()
     at.text_input(key="imp_name").input(name)
-    at.button[-1].click().run()
+    at.button(key="imp_build").click().run()
     assert not at.exception, at.exception
     return at
 
@@ -55,7 +55,7 @@ def test_a_malformed_upload_shows_the_loaders_errors_and_changes_nothing(app_env
     assert any("No usable paper" in e.value for e in at.error)
     problems = at.dataframe[-1].value
     assert list(problems["Where"]) == ["line 1", "line 2"] and all(problems["Problem"])
-    assert not at.button  # nothing to build
+    assert "imp_build" not in [b.key for b in at.button]  # nothing to build
     assert (small_index / "CURRENT").read_text() == before and not app_env.exists()
     assert "corpus_dir" not in at.session_state
 
@@ -64,7 +64,7 @@ def test_a_failed_build_reports_the_error_and_keeps_the_active_corpus(app_env, s
     at = open_app(PAGE)
     at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
     at.text_input(key="imp_name").input("!!!")
-    at.button[0].click().run()
+    at.button(key="imp_build").click().run()
     assert any("The import failed and the active corpus is unchanged" in e.value for e in at.error)
     assert "corpus_dir" not in at.session_state and metric(at, "Papers") == "24"
 
@@ -77,7 +77,7 @@ def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_en
     assert list(at.dataframe[-1].value["Title"]) == [r["title"] for r in NEW]
     at.radio(key="imp_action").set_value("New corpus: the active corpus plus this file")
     at.text_input(key="imp_name").input("Law and citations")
-    at.button[0].click().run()
+    at.button(key="imp_build").click().run()
     assert not at.exception, at.exception
     assert at.session_state["corpus_dir"] == str(private_shelf(at) / "law-and-citations")
     assert any("Built corpus law-and-citations" in s.value for s in at.success)
@@ -98,7 +98,7 @@ def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
     assert at.checkbox(key="imp_multilingual").value  # the active (test) corpus has the multilingual field
     at.checkbox(key="imp_multilingual").uncheck()
     at.text_input(key="imp_name").input("Law only")
-    at.button[0].click().run()
+    at.button(key="imp_build").click().run()
     assert not at.exception, at.exception
     index = Index.load(private_shelf(at) / "law-only")
     assert len(index) == 2 and index.multilingual is None and index.glossary is None
@@ -108,7 +108,7 @@ def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
 def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
     at = open_app(PAGE)
     at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
-    at.button[0].click().run()
+    at.button(key="imp_build").click().run()
     at.switch_page("pages/recommend.py").run()
     at.multiselect(key="q_venues").select("ICAIL")
     ask(at, "Citation recommendation", "Recommending precedents.", q_years=(2016, 2017))

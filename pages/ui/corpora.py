@@ -5,6 +5,10 @@ may list it when the operator enables shared corpora. A private shelf belongs to
 session) and lives under the root's `.sessions/` folder; `sweep_private_shelves` removes those whose
 owner is gone. Indexes outside a shelf (the demo, or one named by $CITREC_INDEX) are never modified:
 extending one builds a new user corpus holding its papers plus the new ones.
+
+Builds from a source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) run as background jobs
+(`recommender.background`), one per corpus name, in the shelf's `.jobs/<name>/` folder: `python -m recommender
+corpus` writes the papers there, then `python -m recommender index` publishes the corpus on the shelf.
 """
 from __future__ import annotations
 
@@ -19,10 +23,12 @@ from pathlib import Path
 
 from pages.ui.demo import PROJECT_ROOT
 from recommender import index_files
+from recommender.background import Job, JobBusy, Step
 from recommender.index import Index, Progress, add_to_index, build_index
 from recommender.paper import Paper
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
+JOBS_FOLDER = ".jobs"
 OWNER_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
@@ -93,6 +99,7 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
     target = (shelf or corpora_root()) / slug
     if (target / "CURRENT").exists():
         raise ValueError(f"A corpus named “{slug}” already exists; choose another name or extend it.")
+    _check_no_build(shelf or corpora_root(), slug)
     existing = base.all_papers() if base is not None else []
     known = {p.id for p in existing}
     options = {"multilingual": bool(multilingual)}
@@ -157,3 +164,54 @@ def sweep_private_shelves(owner_alive: Callable[[str], bool], grace_s: float, id
             shutil.rmtree(shelf, ignore_errors=True)
             removed += 1
     return removed
+
+
+# --------------------------------------------------------------------------- builds in the background
+
+
+def build_jobs(shelf: Path) -> dict[str, Job]:
+    """The background builds of corpora for `shelf` (running, finished or interrupted), by corpus folder name."""
+    folder = shelf / JOBS_FOLDER
+    if not folder.is_dir():
+        return {}
+    return {p.name: Job(p) for p in sorted(folder.iterdir()) if (p / "job.json").is_file()}
+
+
+def _check_no_build(shelf: Path, slug: str) -> None:
+    job = build_jobs(shelf).get(slug)
+    if job is not None and job.running():
+        raise JobBusy(f"A build of “{slug}” is running; wait until it ends or stop it, or choose another name.")
+
+
+def start_build(name: str, source: list[str], shelf: Path, *, multilingual: bool = False,
+                keep_fresh: bool = False) -> Job:
+    """Start building corpus `name` on `shelf` in the background from `source` (the arguments of
+    `python -m recommender corpus` without --out). `keep_fresh`: the job keeps the shelf's modification time
+    fresh while it runs (a private shelf, which the clean-up would otherwise take for abandoned)."""
+    slug = slugify(name)
+    if not slug:
+        raise ValueError("Give the corpus a name with at least one letter or digit.")
+    target = shelf / slug
+    if (target / "CURRENT").exists():
+        raise ValueError(f"A corpus named “{slug}” already exists; choose another name.")
+    folder = shelf / JOBS_FOLDER / slug
+    earlier = build_jobs(shelf).get(slug)
+    if earlier is not None:
+        state = earlier.state()
+        if state == "running":
+            raise JobBusy(f"A build of “{slug}” is running; wait until it ends or stop it, or choose another name.")
+        if state != "done":  # its downloads are kept for a resume: never thrown away unasked
+            raise ValueError(f"An earlier build of “{slug}” is {state}: resume or remove it below, or choose "
+                             "another name.")
+        earlier.remove()  # done, and its corpus has been deleted since
+    papers = folder / "corpus.jsonl.gz"
+    steps = [Step("Collecting the papers", ["corpus", *source, "--out", str(papers)], creates=str(papers)),
+             Step("Building the index", ["index", str(papers), "--out", str(target)]
+                  + (["--multilingual"] if multilingual else []))]
+    try:
+        job = Job.create(folder, name, steps, touch=[str(shelf)] if keep_fresh else [], temporary=[str(papers)],
+                         info={"corpus": str(target), "source": source[0] if source else ""})
+    except FileExistsError:  # another session started it a moment ago
+        raise JobBusy(f"A build of “{slug}” has just been started; choose another name.") from None
+    job.start()
+    return job

@@ -5,6 +5,11 @@ By default a corpus imported in a browser session is private to it: it lives on 
 deleted a while after the session ends. The operator shares imports between all sessions with CITREC_SHARED_CORPORA=1 or
 `shared_corpora = true` in the `[citrec]` table of .streamlit/secrets.toml; shared corpora stay until
 someone deletes their folder.
+
+Corpora built from a source in the background (`builds_shelf`) outlive the session that started them: in
+private mode they go to a shelf of their own whose random token the Corpus page's address carries
+(`?builds=...`), so that a reload, or the same address opened again after the browser was closed, finds the
+builds and their corpora; the shelf is removed once no session has used it for the idle limit (24 hours).
 """
 from __future__ import annotations
 
@@ -54,6 +59,22 @@ def shelf() -> Path:
     return corpora.corpora_root() if shared() else corpora.private_shelf(owner())
 
 
+BUILDS_PARAM = "builds"
+
+
+def builds_shelf() -> Path:
+    """The folder this session's background builds go to: the shared shelf, or the private shelf named by the
+    page's address (?builds=TOKEN) when it exists, else a new one (created by the first build)."""
+    if shared():
+        return corpora.corpora_root()
+    token = st.session_state.get("builds_owner")
+    if token is None:
+        given = str(st.query_params.get(BUILDS_PARAM, ""))
+        known = corpora.OWNER_RE.fullmatch(given) and corpora.private_shelf(given).is_dir()
+        token = st.session_state["builds_owner"] = given if known else secrets.token_hex(16)
+    return corpora.private_shelf(token)
+
+
 class Sweeper:
     """Removes the shelves of ended sessions, at most once every SWEEP_EVERY_S, and frees their cached engines.
 
@@ -72,7 +93,10 @@ class Sweeper:
             self.sessions[shelf_owner] = context.session_id
 
     def alive(self, shelf_owner: str) -> bool:
-        """Whether the shelf's session is still connected to this server."""
+        """Whether the shelf's session is still connected to this server; a shelf of background builds counts as
+        alive (it waits for its owner to come back until the idle limit)."""
+        if (corpora.corpora_root() / corpora.PRIVATE_FOLDER / shelf_owner / corpora.JOBS_FOLDER).is_dir():
+            return True
         session = self.sessions.get(shelf_owner)
         return session is not None and runtime.exists() and runtime.get_instance().is_active_session(session)
 
@@ -99,4 +123,6 @@ def keep_alive() -> None:
     """Once per run: mark this session's shelf as in use and, now and then, sweep the ended sessions' shelves."""
     if not shared() and corpora.touch_shelf(shelf()):
         sweeper().seen(owner())
+    if not shared() and "builds_owner" in st.session_state and corpora.touch_shelf(builds_shelf()):
+        sweeper().seen(st.session_state["builds_owner"])
     sweeper().maybe_sweep()
