@@ -98,6 +98,8 @@ SVG_FACTS = """() => {
       return {text: t.textContent, fill: getComputedStyle(t).fill,
               behind: xs.map(x => under(x, r.top + r.height / 2))};
     }),
+    others: [...plot.querySelectorAll('text')].filter(t => t.textContent.trim() && !t.closest('.scatterlayer'))
+      .map(t => ({text: t.textContent, fill: getComputedStyle(t).fill})),
     arrows: [...plot.querySelectorAll('.scatterlayer .trace')].filter(t => t.querySelector('path.js-line'))
       .flatMap(t => [...t.querySelectorAll('path.point')]).filter(p => p.getAttribute('d') !== 'M0,0Z').length,
   };
@@ -109,6 +111,16 @@ def over(fill: str, background: str) -> str:
     alpha = float(fill.split(",")[3].rstrip(") ")) if fill.startswith("rgba") else 1.0
     mixed = [alpha * f + (1 - alpha) * b for f, b in zip(rgb(fill), rgb(background))]
     return "rgb({:.0f}, {:.0f}, {:.0f})".format(*mixed)
+
+
+def assert_legible(facts: dict) -> None:
+    """Every text of the figure has WCAG contrast 4.5 or more with what is drawn behind it."""
+    for text in facts["texts"]:  # ranks and labels: over a node, an arrowhead or the background
+        for fill in text["behind"]:
+            shown = over(fill, facts["background"]) if fill else facts["background"]
+            assert contrast(text["fill"], shown) >= 4.5, (text, shown)
+    for text in facts["others"]:  # axis, legends, colour bar: on the white paper
+        assert contrast(text["fill"], facts["background"]) >= 4.5, text
 
 
 @pytest.mark.skipif(not HAS_CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)")
@@ -130,12 +142,16 @@ def test_labels_are_legible_arrows_drawn_and_a_clicked_paper_opens(small_index, 
         assert sorted(int(t["text"]) for t in ranks) == list(range(1, recommended + 1))
         assert len(labels) == recommended + context
         assert all(re.fullmatch(r"\S.* \d{4}[a-z]?", t["text"]) for t in labels), [t["text"] for t in labels]
-        for text in facts["texts"]:
-            for fill in text["behind"]:
-                shown = over(fill, facts["background"]) if fill else facts["background"]
-                assert contrast(text["fill"], shown) >= 4.5, (text, shown)
+        assert any(t["text"] == "Shape:" for t in facts["others"]) and any(t["text"].isdigit() for t in facts["others"])
+        assert_legible(facts)
         assert links >= 1 and facts["arrows"] >= links
         page.screenshot(path=str(tmp_path / "graph.png"))
+        page.get_by_text("Year", exact=True).click()  # colour by year: a colour bar instead of the author legend
+        page.locator(".js-plotly-plot .colorbar").wait_for(timeout=60_000)
+        settle(page)
+        by_year = page.evaluate(SVG_FACTS)
+        assert any(t["text"] == "Colour: year" for t in by_year["others"])
+        assert_legible(by_year)
 
         page.locator(".js-plotly-plot .scatterlayer .trace").nth(1).locator("path.point").first.click(force=True)
         page.get_by_role("button", name="More like this").wait_for(timeout=60_000)

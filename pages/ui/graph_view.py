@@ -357,7 +357,8 @@ def legend_traces(graph: nx.DiGraph, colour_legend: list[tuple[str, str]],
             x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
             marker=dict(colorscale=YEAR_SCALE, cmin=year_scale[0], cmax=year_scale[1], color=[year_scale[0]],
                         showscale=True,
-                        colorbar=dict(title=dict(text="Colour: year", side="right"), orientation="h",
+                        colorbar=dict(title=dict(text="Colour: year", side="right", font=dict(color=LABEL_COLOUR)),
+                                      tickfont=dict(color=LABEL_COLOUR), orientation="h",
                                       thickness=10, len=0.35, x=1, xanchor="right", y=0, yref="container",
                                       yanchor="bottom", tickvals=integer_ticks(*year_scale), tickformat="d"))))
     return traces
@@ -389,15 +390,20 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
         margin=dict(MARGIN, t=top, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
         font=dict(color=LABEL_COLOUR), dragmode="pan",
         legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top",
-                    title=dict(text="Shape:")),
+                    font=dict(color=LABEL_COLOUR),
+                    title=dict(text="Shape:", font=dict(color=LABEL_COLOUR))),
         legend2=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom",
+                     font=dict(color=LABEL_COLOUR),
                      entrywidth=LEGEND_ENTRY - 40, entrywidthmode="pixels",
-                     title=dict(text="Colour: author (papers)" if color_by == "authors" else "")),
+                     title=dict(text="Colour: author (papers)" if color_by == "authors" else "",
+                                font=dict(color=LABEL_COLOUR))),
         xaxis=dict(range=list(where.x_range), tickvals=ticks, ticktext=texts, showgrid=False, zeroline=False,
-                   title=dict(text="Year · arrows point from the citing paper to the paper it cites", standoff=6)),
+                   tickfont=dict(color=LABEL_COLOUR), title=dict(font=dict(color=LABEL_COLOUR), standoff=6,
+                                                                 text="Year · arrows point from the citing paper "
+                                                                      "to the paper it cites")),
         yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
         xaxis2=dict(overlaying="x", matches="x", side="top", tickvals=ticks, ticktext=texts, showgrid=False,
-                    zeroline=False),  # years above a tall graph too
+                    zeroline=False, tickfont=dict(color=LABEL_COLOUR)),  # years above a tall graph too
         shapes=[dict(type="line", xref="x", yref="paper", x0=start - SPACING, x1=start - SPACING, y0=0, y1=1,
                      layer="below", line=dict(color=COLUMN_LINE, width=1))
                 for start in where.column_starts[1:]])  # where one year ends and the next begins
