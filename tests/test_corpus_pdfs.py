@@ -16,7 +16,7 @@ from recommender.cli import main
 from recommender.loaders import load_corpus
 from recommender.sources.errors import SourceError
 from recommender.sources.pdf_folder import build_from_pdf_folder
-from recommender.sources.pdf_front import author_field_names, names_in
+from recommender.sources.pdf_front import author_field_names, byline_authors, names_in
 
 FILLER = ("Citation recommendation systems help researchers find relevant literature for their manuscripts, and "
           "they have been studied in information retrieval and natural language processing. ")
@@ -152,6 +152,25 @@ def test_a_doi_the_reference_list_holds_is_not_the_papers_own(tmp_path):
 ])
 def test_names_in_a_byline(line, names):
     assert names_in(line) == names
+
+
+def test_a_long_byline_wrapped_inside_names_over_two_columns(tmp_path):
+    authors = ["Rajarshi Das", "Shehzaad Dhuliawala", "Manzil Zaheer", "Luke Vilnis", "Ishan Durugkar",
+               "Akshay Krishnamurthy", "Mary S. Dietrich", "Tajhal Dayaram", "Madeleine van Zuylen", "Al Mamunur Rashid",
+               "Kimbra Wilder Gish", "Jeffrey N. Myers", "Andrew McCallum"]
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    write_pdf(folder / "long.pdf", paper("Reasoning over Paths in Knowledge Bases", ", ".join(authors[:-1])
+                                         + " and " + authors[-1], "We walk the graph to the answer.", [], columns=2))
+    build_from_pdf_folder(folder, tmp_path / "out.jsonl.gz", progress=False)
+    assert read_records(tmp_path / "out.jsonl.gz")["Reasoning over Paths in Knowledge Bases"]["authors"] == authors
+
+
+def test_a_byline_of_one_author_a_line_with_affiliations():
+    lines = ["Citation Recommendation", "Ada Lovelace", "University of London", "ada@example.org", "Alan Turing",
+             "Bletchley Park Research Station", "Abstract", "We recommend citations."]
+    assert byline_authors(lines, "Citation Recommendation", "We recommend citations.") == ["Ada Lovelace",
+                                                                                          "Alan Turing"]
 
 
 def test_author_fields_in_either_order():

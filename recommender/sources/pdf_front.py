@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..documents.model import Document
+from ..documents.pdf import Line, reading_order
 from ..references import normalize_doi, normalize_title
 
 MAX_BYLINE_LINES = 8  # lines after the title that may still name authors
@@ -34,6 +35,9 @@ _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du"
 _NAME_WORD_RE = re.compile(r"^(?:[A-Z][.]?(?:-[A-Z][.]?)?|[A-Z][\w'’-]*[\w.])$", re.UNICODE)
 _HEADING_RE = re.compile(r"^(?:abstract|summary|keywords|index terms|1\.?\s+introduction|introduction)\b",
                          re.IGNORECASE)
+_LISTING_RE = re.compile(r"[,;&·•]|\band\b")  # a line that lists names: wrapped, it goes on on the next line
+_INITIAL_END_RE = re.compile(r"\b[A-Z]\.$")  # "... and Mary S." + "Dietrich"
+_AND_START_RE = re.compile(r"\s*(?:and|&)\s")
 _NOT_NAMES = {"abstract", "introduction", "keywords", "proceedings", "conference", "journal", "preprint",
               "submitted", "accepted", "draft", "anonymous", "author", "authors", "administrator", "user"}
 
@@ -58,11 +62,13 @@ def read_front_matter(data: bytes, document: Document) -> FrontMatter:
 
 
 def first_page_lines(data: bytes) -> list[str]:
-    """The text lines of page 1, top to bottom (left to right within a row); vertical lines last."""
+    """The text lines of page 1 in reading order (column by column, as the document reader orders them); the
+    vertical lines (a stamp in the margin) last."""
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTTextContainer, LTTextLine, LTTextLineVertical
 
-    rows: list[tuple[int, float, float, str]] = []
+    lines: list[Line] = []
+    vertical: list[str] = []
     try:
         for page in extract_pages(io.BytesIO(data), maxpages=1, laparams=LAParams(detect_vertical=True)):
             stack = list(page)
@@ -70,13 +76,16 @@ def first_page_lines(data: bytes) -> list[str]:
                 item = stack.pop(0)
                 if isinstance(item, LTTextLine):
                     text = " ".join(item.get_text().split())
-                    if text:
-                        rows.append((isinstance(item, LTTextLineVertical), -item.y1, item.x0, text))
+                    if text and isinstance(item, LTTextLineVertical):
+                        vertical.append(text)
+                    elif text:
+                        lines.append(Line(text=text, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1,
+                                          size=item.height, bold=False, page=1))
                 elif isinstance(item, LTTextContainer):
                     stack[:0] = list(item)
     except Exception:  # the document reader has read this PDF; a second reader's trouble only costs the extras
         return []
-    return [text for *_, text in sorted(rows)]
+    return [line.text for line in reading_order(lines)] + vertical
 
 
 def byline_authors(lines: list[str], title: str, abstract: str) -> list[str]:
@@ -94,12 +103,22 @@ def byline_authors(lines: list[str], title: str, abstract: str) -> list[str]:
             break
     if start is None:
         return []
-    names: list[str] = []
+    groups: list[str] = []  # the byline's runs of lines, each wrapped line joined to the one before it
+    joined = False
     for line in lines[start:start + MAX_BYLINE_LINES]:
         folded = normalize_title(line)
         if _HEADING_RE.match(line) or (folded and folded_abstract.startswith(folded[:60])):
             break
-        names += names_in(line)
+        if _AFFILIATION_RE.search(_BRACKETED_RE.sub(" ", line)) or _EMAIL_RE.search(line):
+            joined = False  # an affiliation or address: the names before it are complete
+            continue
+        if joined and groups and (_LISTING_RE.search(groups[-1]) or _INITIAL_END_RE.search(groups[-1])
+                                  or _AND_START_RE.match(line)):
+            groups[-1] += " " + line
+        else:
+            groups.append(line)
+        joined = True
+    names = [name for group in groups for name in names_in(group)]
     return list(dict.fromkeys(names))[:MAX_AUTHORS]
 
 
@@ -116,7 +135,7 @@ def is_name(text: str) -> bool:
     words = text.split()
     if not 2 <= len(words) <= 5 or text.casefold() in _NOT_NAMES:
         return False
-    capitalised = [w for w in words if w.casefold() not in _PARTICLES]
+    capitalised = [w for w in words if w not in _PARTICLES]  # "van", "de" as written; "Das", "De" are surnames
     return (len(capitalised) >= 2 and all(_NAME_WORD_RE.match(w) for w in capitalised)
             and not any(w.casefold().strip(".") in _NOT_NAMES for w in words)
             and any(len(w.rstrip(".")) > 1 for w in capitalised))
