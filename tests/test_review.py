@@ -57,7 +57,8 @@ def test_each_place_gets_suggestions_from_its_own_context(report):
     assert [p.marker.text for p in report.places] == ["[1]", "[CIT]", "\\cite{?}"]
     existing, placeholder, vision = report.places
     assert existing.cited == ["cite0"] and not existing.marker.placeholder
-    assert "suggest the reference [CIT]. We build on both." in placeholder.context  # with its neighbours
+    assert placeholder.context == ("A passage with a citation placeholder is matched against candidate papers to "
+                                   "suggest the reference [CIT].")
     assert placeholder.suggestions[0].paper_id == "cite1"  # the passage paraphrases cite1's abstract
     assert vision.suggestions[0].paper_id.startswith("vision")
     assert all(len(p.suggestions) == 4 for p in report.places)
