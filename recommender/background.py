@@ -40,7 +40,6 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder `python -m reco
 STATUS_EVERY_S = 0.5  # progress is written at most this often
 KEEP_ALIVE_EVERY_S = 60.0  # the job's `touch` paths get a fresh modification time this often
 LOG_TAIL_BYTES = 64 * 1024
-STATES = ("created", "starting", "running", "done", "failed", "stopped", "interrupted")
 _BAR_RE = re.compile(r"^(?P<desc>[^\r\n]*?):\s*(?:(?P<percent>\d{1,3})%\|[^|]*\|)?\s*(?P<counts>[^\[\]]*?)\s*"
                      r"\[\d+:\d\d[^\]]*\]\s*$")  # tqdm: "desc: 45%|####  | 460/1024 [00:09<00:11, 49.1doc/s]"
 
@@ -309,7 +308,9 @@ class _Runner:
 
     def _failure(self, code: int) -> str:
         """Why a step failed, for people: its last error line, else its exit status."""
-        lines = [line for line in self.job.log_tail(40).splitlines() if line.strip()]
+        tail = self.job.log_tail(60).splitlines()
+        starts = [i for i, line in enumerate(tail) if line.startswith("--- step ")]
+        lines = [line for line in tail[starts[-1] + 1 if starts else 0:] if line.strip()]  # this step's output
         errors = [line for line in lines if line.startswith("error:")]
         if errors:
             return errors[-1][len("error:"):].strip()
