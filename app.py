@@ -1,7 +1,8 @@
 """The citation recommender web app: `streamlit run app.py`."""
 import streamlit as st
 
-from pages.ui import access, shelves
+from pages.ui import access, common, shelves
+from recommender.backends import BackendError
 
 st.set_page_config(page_title="Citation recommender", page_icon=":material/menu_book:", layout="wide")
 
@@ -15,4 +16,7 @@ PAGES = [
 
 page = st.navigation(PAGES, position="sidebar" if access.allowed() else "hidden")
 shelves.keep_alive()
-page.run()  # each page starts with access.require(): the login page, unless this session may use the app
+try:
+    page.run()  # each page starts with access.require(): the login page, unless this session may use the app
+except BackendError as exc:  # $CITREC_BACKEND failed during a query: say so, stay up
+    common.show_backend_fault(exc)

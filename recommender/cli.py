@@ -1,4 +1,4 @@
-"""Command line: `python -m recommender index|recommend|review|evaluate|train ...`."""
+"""Command line: `python -m recommender index|recommend|review|evaluate|train|milvus-load ...`."""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from .backends.base import BackendError
 from .config import DEFAULT_DIVERSITY, METHODS
 from .encoders import DEFAULT_MAX_TOKENS
 from .index_files import IndexError_
@@ -60,7 +61,7 @@ def cmd_index(args) -> int:
 def cmd_recommend(args) -> int:
     from .recommender import Recommender
 
-    recommender = Recommender.load(args.index)
+    recommender = Recommender.load(args.index, args.backend)
     exclude: set[str] = set()
     for item in args.exclude:
         exclude |= recommender.already_cited(Path(item)) if Path(item).is_file() else {item}
@@ -90,7 +91,7 @@ def cmd_evaluate(args) -> int:
     from .learned import not_trained
     from .recommender import Recommender
 
-    recommender = Recommender.load(args.index)
+    recommender = Recommender.load(args.index, args.backend)
     if bool(args.queries) == bool(args.split):
         raise ValueError("give exactly one of --queries FILE or --split FILE:NAME")
     queries = (queries_from_file(args.queries, set(recommender.index.ids)) if args.queries
@@ -155,7 +156,7 @@ def cmd_review(args) -> int:
 
     references = Path(args.references).read_text(encoding="utf-8", errors="replace") if args.references else None
     document = read_document(Path(args.document), Path(args.document).name, bib=references)
-    report = DocumentReviewer(Recommender.load(args.index)).review(document, place_k=args.k)
+    report = DocumentReviewer(Recommender.load(args.index, args.backend)).review(document, place_k=args.k)
     text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
     if args.json == "-":
         print(text)
@@ -164,6 +165,21 @@ def cmd_review(args) -> int:
         Path(args.json).write_text(text, encoding="utf-8")
         print(f"review written to {args.json}", file=sys.stderr)
     print(format_review(report))
+    return 0
+
+
+def cmd_milvus_load(args) -> int:
+    from .backends.milvus import parse_target
+    from .backends.milvus_load import load_index
+    from .index import Index
+    from .learned import load_head
+
+    target = parse_target(args.uri)
+    index = Index.load(args.index)
+    head = None if args.no_tuned else load_head(index.root, index.dense.shape[1])
+    report = load_index(index, target, head, batch=args.batch, segment_rows=args.segment_rows)
+    note = f"; {report.truncated} papers' BM25 terms cut to 65,535 bytes" if report.truncated else ""
+    print(f"loaded {report.papers} papers into {target} ({report.collection}) in {report.seconds:.1f} s{note}")
     return 0
 
 
@@ -225,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exclude", nargs="*", default=[], help="ids, or a .bib / reference list already cited")
     p.add_argument("--diversity", type=float, default=DEFAULT_DIVERSITY, help="author diversity (0 = plain ranking)")
     p.add_argument("--json", action="store_true")
+    add_backend_option(p)
     p.set_defaults(run=cmd_recommend)
 
     p = sub.add_parser("review", help="review a whole draft or submission (PDF, LaTeX, Markdown, text, DOCX)")
@@ -233,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--references", help="a .bib or reference list to use instead of the document's own")
     p.add_argument("-k", type=int, default=5, help="suggestions per citation place")
     p.add_argument("--json", metavar="OUT", help="write the review as JSON to OUT ('-': standard output)")
+    add_backend_option(p)
     p.set_defaults(run=cmd_review)
 
     p = sub.add_parser("evaluate", help="compare pipeline variants on a query set")
@@ -244,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=1000, help="ranked list length and least pool size (default "
                                                            "1000; --depth 10 times the app's setting: pool 200, k 10)")
     p.add_argument("--json", help="write the metrics here")
+    add_backend_option(p)
     p.set_defaults(run=cmd_evaluate)
 
     p = sub.add_parser("train", help="tune the encoder and train the reranker on the index's citations")
@@ -259,15 +278,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)
 
+    p = sub.add_parser("milvus-load", help="push an index into Milvus (for --backend milvus:...)")
+    p.add_argument("--index", required=True)
+    p.add_argument("--uri", required=True, help="milvus:PATH.db (embedded milvus-lite) or milvus://host:19530, "
+                                                "optionally ending in ?collection=NAME (default papers)")
+    p.add_argument("--batch", type=int, default=1000, help="papers per insert call")
+    p.add_argument("--segment-rows", type=int, default=0, help="flush every N papers (0: once at the end)")
+    p.add_argument("--no-tuned", action="store_true", help="leave out the citation-tuned vectors of a trained index")
+    p.set_defaults(run=cmd_milvus_load)
+
     add_corpus_parser(sub)
     return parser
+
+
+def add_backend_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", help="where candidates come from: in-process (default), milvus:PATH.db "
+                                          "(milvus-lite) or milvus://host:19530 (see milvus-load)")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (CorpusError, IndexError_, ValueError, FileNotFoundError) as exc:
+    except (CorpusError, IndexError_, BackendError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -31,7 +31,8 @@ from .expand import seed_weights
 from .lexical import analyze
 from .pool import CandidatePool
 from .reader import QueryReader
-from .retrieve import DenseRetriever, LexicalRetriever
+from .backends.base import Backend
+from .retrieve import DenseRetriever, lexical_texts
 
 FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
@@ -61,11 +62,11 @@ def _row_cosine(counts: np.ndarray, own: np.ndarray, other: np.ndarray, weights:
 class FeatureExtractor:
     """Computes the FEATURES matrix of a candidate pool; caches per-paper title terms across queries.
 
-    A signal the pool's method left out (BM25, the query vector) is computed with the same `lexical` retriever,
-    `reader` (`reader.QueryReader`) and `dense` retrievers (one per field) as the pool's."""
+    A signal the pool's method left out (BM25, the query vector) is computed with the same `backend`, `reader`
+    (`reader.QueryReader`) and `dense` retrievers (one per field) as the pool's."""
 
-    def __init__(self, index, lexical: LexicalRetriever, reader: QueryReader, dense: dict[str, DenseRetriever]):
-        self.index, self.lexical, self.reader, self.dense = index, lexical, reader, dense
+    def __init__(self, index, backend: Backend, reader: QueryReader, dense: dict[str, DenseRetriever]):
+        self.index, self.backend, self.reader, self.dense = index, backend, reader, dense
         self._title_terms: dict[int, frozenset[str]] = {}
         postings = index.lexical.model.scores
         self._indptr = np.asarray(postings["indptr"])
@@ -98,9 +99,10 @@ class FeatureExtractor:
         col = {name: i for i, name in enumerate(FEATURES)}
         allowed = pool.allowed
 
-        lexical = pool.lexical if pool.lexical is not None else self.lexical.search(query, pool.config, pool.route)
-        top = float(lexical[allowed].max()) if allowed.any() else 0.0
-        out[:, col["lexical"]] = lexical[cands] / top if top > 0 else 0.0
+        lexical = pool.lexical if pool.lexical is not None else \
+            self.backend.lexical(lexical_texts(query, pool.config, pool.route, self.reader), pool.filters)
+        top = lexical.best()
+        out[:, col["lexical"]] = lexical.of(cands) / top if top > 0 else 0.0
 
         vector = pool.vector if pool.vector is not None else self.reader.vector(query, pool.config, pool.route.field)
         dense = self.dense[pool.route.field].similarity(vector, cands)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import PipelineConfig
-from .retrieve import DenseRetriever, scaled
+from .backends.base import Scores
+from .retrieve import scaled
 
 RANKED = ("lexical", "dense", "gloss")  # the retrievers' components, which reciprocal rank fusion ranks
 
@@ -15,14 +16,13 @@ RANKED = ("lexical", "dense", "gloss")  # the retrievers' components, which reci
 class Evidence:
     """What one query's signals say about any paper (None or empty: the signal is off).
 
-    lexical: BM25 score of every paper. dense: the retriever of the field that served the query, and the query's
-    vector in it. gloss: the English retriever and the vector of a non-English query's gloss. own: share of the
-    query's authors on each paper they wrote.
+    lexical: BM25 scores. dense: cosines with the query's vector in the field that served it. gloss: English-encoder
+    cosines with a non-English query's gloss. own: share of the query's authors on each paper they wrote.
     """
 
-    lexical: np.ndarray | None = None
-    dense: tuple[DenseRetriever, np.ndarray] | None = None
-    gloss: tuple[DenseRetriever, np.ndarray] | None = None
+    lexical: Scores | None = None
+    dense: Scores | None = None
+    gloss: Scores | None = None
     own: dict[int, float] = field(default_factory=dict)
 
     def components(self, candidates: np.ndarray) -> dict[str, np.ndarray]:
@@ -31,11 +31,11 @@ class Evidence:
         if self.own:
             comps["own"] = np.array([self.own.get(int(c), 0.0) for c in candidates], dtype=np.float32)
         if self.lexical is not None:
-            comps["lexical"] = self.lexical[candidates].astype(np.float32)
+            comps["lexical"] = self.lexical.of(candidates)
         if self.dense is not None:  # cosine in the field that served the query
-            comps["dense"] = self.dense[0].similarity(self.dense[1], candidates)
+            comps["dense"] = self.dense.of(candidates)
         if self.gloss is not None:  # English-encoder cosine of a non-English query's gloss
-            comps["gloss"] = self.gloss[0].similarity(self.gloss[1], candidates)
+            comps["gloss"] = self.gloss.of(candidates)
         return comps
 
 

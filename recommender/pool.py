@@ -6,18 +6,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .backends.base import Backend, Filters, Scores
 from .config import PipelineConfig
 from .expand import expand
 from .fuse import Evidence, fuse
 from .query import Query, Route
 from .reader import QueryReader
-from .retrieve import DenseRetriever, LexicalRetriever, own_work, top_positions
+from .retrieve import lexical_texts, own_work
 
 
 @dataclass
 class CandidatePool:
     """The candidate pool of one query before the final ordering; a reranker replaces `scores` (`rescore`).
-    `lexical`/`vector`: the query's BM25 scores over the corpus and its unit vector (None when off)."""
+    `lexical`/`vector`: the query's BM25 scores and its unit vector (None when off)."""
 
     query: Query
     config: PipelineConfig
@@ -26,10 +27,15 @@ class CandidatePool:
     scores: np.ndarray
     via: dict[int, int]
     route: Route
-    allowed: np.ndarray
-    lexical: np.ndarray | None = None
+    filters: Filters
+    lexical: Scores | None = None
     vector: np.ndarray | None = None
     features: np.ndarray | None = None  # set by a learned rerank: one feature row per candidate
+
+    @property
+    def allowed(self) -> np.ndarray:
+        """Which papers the query may return, one flag per corpus position."""
+        return self.filters.mask
 
     def rescore(self, scores: np.ndarray, features: np.ndarray) -> None:
         """Order by a learned model's scores (which join the components as "learned")."""
@@ -38,32 +44,34 @@ class CandidatePool:
         self.features = features
 
 
-def gather(query: Query, config: PipelineConfig, route: Route, allowed: np.ndarray, *, index,
-           reader: QueryReader, lexical: LexicalRetriever, dense: dict[str, DenseRetriever]) -> CandidatePool:
-    """Candidates from every enabled retriever (and graph expansion) with their components and fused scores."""
+def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters, *, index, reader: QueryReader,
+           backend: Backend) -> CandidatePool:
+    """Candidates from every enabled retriever of the `backend` (and graph expansion, over the index's citation
+    graph) with their components and fused scores."""
     if route.multilingual and not route.language.is_english:  # BM25 sees a few shared terms only
         config = config.with_(w_lexical=config.w_lexical_multilingual)
     evidence = Evidence(own=own_work(query, config, index.by_author))
-    pools = []
+    pools, vector = [], None
     if config.lexical:
-        evidence.lexical = lexical.search(query, config, route)
-        pools.append(top_positions(evidence.lexical, allowed, config.pool))
+        evidence.lexical = backend.lexical(lexical_texts(query, config, route, reader), filters)
+        pools.append(evidence.lexical.top(config.pool))
     if config.dense:
-        evidence.dense = dense[route.field], reader.vector(query, config, route.field)
-        pools.append(evidence.dense[0].search(evidence.dense[1], allowed, config.pool))
+        vector = reader.vector(query, config, route.field)
+        evidence.dense = backend.nearest(route.field, vector, filters)
+        pools.append(evidence.dense.top(config.pool))
     gloss = reader.gloss_vector(query, config, route)
     if gloss is not None:
-        evidence.gloss = dense["dense"], gloss
-        pools.append(evidence.gloss[0].search(gloss, allowed, config.pool))
+        evidence.gloss = backend.nearest("dense", gloss, filters)
+        pools.append(evidence.gloss.top(config.pool))
     if evidence.own:
         mine = np.fromiter(evidence.own, dtype=np.int64, count=len(evidence.own))
-        pools.append(mine[allowed[mine]])
+        pools.append(mine[filters.mask[mine]])
     candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, dtype=np.int64)
     components = evidence.components(candidates)
     scores = fuse(components, config)
     via: dict[int, int] = {}
     if config.graph and len(candidates):
-        candidates, components, via = expand(candidates, components, scores, evidence, index.graph, allowed, config)
+        candidates, components, via = expand(candidates, components, scores, evidence, index.graph, filters.mask,
+                                             config)
         scores = fuse(components, config)
-    return CandidatePool(query, config, candidates, components, scores, via, route, allowed, evidence.lexical,
-                         evidence.dense[1] if evidence.dense else None)
+    return CandidatePool(query, config, candidates, components, scores, via, route, filters, evidence.lexical, vector)

@@ -1,7 +1,8 @@
 """The recommendation pipeline, stage by stage: `Recommender.load(dir).recommend(query)`.
 
     read      reader.py    the query's language, the dense field that serves it, its English gloss, its vectors
-    retrieve  retrieve.py  BM25 and dense candidates within the query's filters, the authors' own papers
+    retrieve  retrieve.py  the query's filters, the authors' own papers; BM25 and dense candidates from backends/
+                           (the index in this process by default, or Milvus)
     fuse      fuse.py      score components of each candidate, mixed into one score
     expand    expand.py    papers cited by the top candidates join the pool (pool.py runs these three)
     rerank    learned.py   the index's learned reranker (after `train`) over features.py's features
@@ -14,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import explain
+from .backends import Backend, Filters, open_backend
 from .config import DEFAULT, PipelineConfig
 from .encoders import get_encoder
 from .features import FeatureExtractor
@@ -23,33 +25,36 @@ from .pool import CandidatePool, gather
 from .query import Query, Ranking, RecommendResult, Recommendation, Route
 from .reader import QueryReader
 from .references import match_references, parse_reference_list
-from .retrieve import LexicalRetriever, allowed, dense_retrievers
+from .retrieve import dense_retrievers
 from .select import diverse_order
 
 
 class Recommender:
     """Ranks the papers of one index for drafts and passages. Its learned parts, the citation-tuned encoder
     `head` and the `reranker`, are given (`load` finds those stored with the index); `encoder` replaces the
-    English sentence encoder."""
+    English sentence encoder; `backend` retrieves the candidates: a Backend, or the URI of one
+    (`backends.open_backend`; None: the index's own BM25 and dense retrievers, in this process)."""
 
     def __init__(self, index: Index, *, head: EncoderHead | None = None, reranker: Reranker | None = None,
-                 encoder=None):
+                 encoder=None, backend: Backend | str | None = None):
         self.index, self.head, self.reranker = index, head, reranker
         self.encoder = encoder or get_encoder("sbert", index.manifest["max_tokens"])
         self.reader = QueryReader(index, self.encoder, head)
-        self.lexical = LexicalRetriever(index.lexical, self.reader)
         self.dense = dense_retrievers(index, head)
-        self.features = FeatureExtractor(index, self.lexical, self.reader, self.dense)
+        self.backend = backend if isinstance(backend, Backend) else open_backend(backend, index, self.dense, head)
+        self.features = FeatureExtractor(index, self.backend, self.reader, self.dense)
 
     @classmethod
-    def load(cls, directory: Path | str) -> "Recommender":
-        return cls.from_index(Index.load(directory))
+    def load(cls, directory: Path | str, backend: str | None = None) -> "Recommender":
+        return cls.from_index(Index.load(directory), backend)
 
     @classmethod
-    def from_index(cls, index: Index) -> "Recommender":
-        """A recommender over an open index with the learned parts stored beside it; a damaged learned file is
-        a LearnedModelError."""
-        return cls(index, head=load_head(index.root, index.dense.shape[1]), reranker=load_reranker(index.root))
+    def from_index(cls, index: Index, backend: str | None = None) -> "Recommender":
+        """A recommender over an open index with the learned parts stored beside it, retrieving through the
+        `backend` a URI names (`backends.open_backend`; None: in process). A damaged learned file is a
+        LearnedModelError, a backend that cannot serve the index a BackendError."""
+        return cls(index, head=load_head(index.root, index.dense.shape[1]), reranker=load_reranker(index.root),
+                   backend=backend)
 
     def clear_caches(self) -> None:
         """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
@@ -66,8 +71,8 @@ class Recommender:
     def candidate_pool(self, query: Query, config: PipelineConfig = DEFAULT) -> CandidatePool:
         """Candidates from every enabled retriever (and graph expansion) with their components and fused scores."""
         query.validate()
-        return gather(query, config, self.route(query, config), allowed(self.index, query), index=self.index,
-                      reader=self.reader, lexical=self.lexical, dense=self.dense)
+        return gather(query, config, self.route(query, config), Filters.of(query, self.index), index=self.index,
+                      reader=self.reader, backend=self.backend)
 
     def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
         """The top k (default `query.k`) corpus positions in final order, with their score components."""

@@ -1,12 +1,11 @@
-"""Candidates of a query: the papers its filters allow, BM25 over the corpus, nearest papers in a dense field,
-and the earlier papers of the query's own authors."""
+"""Candidates of a query: the papers its filters allow, the texts BM25 is asked, nearest papers in a dense field
+(the in-process search behind `backends.inprocess`), and the earlier papers of the query's own authors."""
 from __future__ import annotations
 
 import numpy as np
 
 from .authors import author_key
 from .config import ANNOY_OVERFETCH, EXACT_SEARCH_RATIO, PipelineConfig
-from .lexical import LexicalIndex
 from .query import Query, Route
 from .reader import QueryReader
 
@@ -50,21 +49,14 @@ def scaled(values: np.ndarray) -> np.ndarray:
     return values / top if top > 0 else np.zeros_like(values)
 
 
-class LexicalRetriever:
-    """BM25 for a whole query: the passage (or draft), plus in local mode the draft weighted by
-    `config.global_weight`, each scaled to its best score; a non-English query is searched by what
+def lexical_texts(query: Query, config: PipelineConfig, route: Route, reader: QueryReader) -> list[tuple[str, float]]:
+    """What BM25 is asked, with weights (`backends.Backend.lexical`): the passage (or draft), plus in local mode
+    the draft weighted by `config.global_weight`; a non-English query is searched by what
     `QueryReader.lexical_text` reads of it."""
-
-    def __init__(self, index: LexicalIndex, reader: QueryReader):
-        self.index, self.reader = index, reader
-
-    def search(self, query: Query, config: PipelineConfig, route: Route) -> np.ndarray:
-        """The query's score for every paper of the corpus."""
-        scores = scaled(self.index.scores(self.reader.lexical_text(query.main_text, route)))
-        if query.is_local and query.global_text and config.global_weight > 0:
-            draft = self.index.scores(self.reader.lexical_text(query.global_text, route))
-            scores = scores + config.global_weight * scaled(draft)
-        return scores
+    texts = [(reader.lexical_text(query.main_text, route), 1.0)]
+    if query.is_local and query.global_text and config.global_weight > 0:
+        texts.append((reader.lexical_text(query.global_text, route), config.global_weight))
+    return texts
 
 
 class DenseRetriever:

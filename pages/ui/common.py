@@ -13,6 +13,7 @@ import streamlit as st
 from pages.ui import corpora
 from pages.ui.demo import ensure_demo_index
 from recommender import confidence
+from recommender.backends import BackendError
 from recommender.export import export
 from recommender.index import Index
 from recommender.paper import Paper
@@ -126,9 +127,16 @@ def _index(directory: str, version: str) -> Index:
     return Index.load(directory)
 
 
+def backend_of(directory: str) -> str | None:
+    """$CITREC_BACKEND (milvus:PATH.db, milvus://host:port) for the default corpus ($CITREC_INDEX, else the demo);
+    None (search in process) for the corpora imported here."""
+    backend, default = os.environ.get("CITREC_BACKEND"), os.environ.get("CITREC_INDEX") or demo_index().directory
+    return backend if backend and default and Path(directory).resolve() == Path(default).resolve() else None
+
+
 @st.cache_resource(show_spinner="Loading the language model (first start only)…", max_entries=8)
 def _recommender(directory: str, version: str) -> Recommender:
-    recommender = Recommender.from_index(_index(directory, version))
+    recommender = Recommender.from_index(_index(directory, version), backend_of(directory))
     recommender.recommend(Query(title="warm-up"))  # first calls of the models are slow: pay them now
     if recommender.index.multilingual is not None:  # the multilingual encoder and the Chinese word segmenter
         recommender.recommend(Query(context="基于深度学习的引文推荐 [CIT]"))
@@ -158,19 +166,31 @@ def index(directory: str | None = None) -> Index:
     return _index(directory, version_of(directory))
 
 
-def recommender(directory: str | None = None) -> Recommender:
+def show_backend_fault(exc: BackendError) -> None:
+    """What the page says when the search backend ($CITREC_BACKEND) is down, missing or built for another index."""
+    st.error(f"The search backend cannot answer: {exc}", icon=":material/cloud_off:")
+
+
+def _engine(make, directory: str | None):
+    """An engine object of the corpus; when its search backend cannot serve it, the page says why and stops."""
     directory = directory or active_index_dir()
-    return _recommender(directory, version_of(directory))
+    try:
+        return make(directory, version_of(directory))
+    except BackendError as exc:
+        show_backend_fault(exc)
+        st.stop()
+
+
+def recommender(directory: str | None = None) -> Recommender:
+    return _engine(_recommender, directory)
 
 
 def reviewer(directory: str | None = None) -> Reviewer:
-    directory = directory or active_index_dir()
-    return _reviewer(directory, version_of(directory))
+    return _engine(_reviewer, directory)
 
 
 def document_reviewer(directory: str | None = None) -> DocumentReviewer:
-    directory = directory or active_index_dir()
-    return _document_reviewer(directory, version_of(directory))
+    return _engine(_document_reviewer, directory)
 
 
 # --------------------------------------------------------------------------- result cards
