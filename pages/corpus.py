@@ -39,8 +39,13 @@ def privacy_note(directory: str) -> None:
     if shelves.shared():
         st.caption("Corpora imported here are shared with everyone who uses this server.")
         return
-    st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
-               "are deleted from the server after the session ends.")
+    if corpora.is_user_corpus(Path(directory), shelves.builds_shelf()):
+        st.caption("This corpus was built from a source: it is found again through this page's address, by you or "
+                   f"whoever you give it to, and deleted from the server {shelves.idle_limit_s() / 3600:g} hours "
+                   "after the address was last opened.")
+    else:
+        st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
+                   "are deleted from the server after the session ends.")
     shelf = next((s for s in (shelves.shelf(), shelves.builds_shelf()) if corpora.is_user_corpus(Path(directory), s)),
                  None)
     if shelf is not None and st.button(f"Delete {Path(directory).name} now", icon=":material/delete:",

@@ -85,7 +85,7 @@ def jobs_panel(shelf: Path) -> None:
 def show_jobs(shelf: Path) -> None:
     """Each build with its state and progress; redrawn every POLL_S seconds while one runs."""
     if error := st.session_state.pop("build_error", None):
-        st.error(error)
+        st.error(common.plain(error))
     seen = st.session_state.setdefault("build_states", {})
     changed = False
     for slug, job in corpora.build_jobs(shelf).items():
@@ -185,7 +185,7 @@ def build_form(shelf: Path) -> None:
     st.caption("The build runs on the server in the background: you may leave this page or close the browser. "
                + ("Builds are shared with everyone who uses this server." if shelves.shared() else
                   "Come back to this page's address (it names your builds) to follow it; its corpus is kept for "
-                  "24 hours after your last visit."))
+                  f"{shelves.idle_limit_s() / 3600:g} hours after your last visit."))
     if not submitted:
         return
     try:
@@ -195,7 +195,7 @@ def build_form(shelf: Path) -> None:
             raise ValueError(f"A corpus named “{corpora.slugify(name)}” already exists; choose another name.")
         corpora.start_build(name, source_args, shelf, multilingual=multilingual, keep_fresh=not shelves.shared())
     except (SourceError, ValueError, JobBusy, OSError) as exc:
-        st.error(f"The build was not started: {exc}")
+        st.error(f"The build was not started: {common.plain(str(exc))}")
         return
     st.session_state["build_message"] = (f"Started building {corpora.slugify(name)} in the background; its progress "
                                          "is shown above.")
