@@ -97,7 +97,7 @@ def run(recommender: Recommender, reviewer: DocumentReviewer, n: int, seed: int,
     for i in range(n):
         parts, cited, discussed = submission(recommender, rng, CITED, DISCUSSED, filler=2)
         rows.append(review_one(reviewer, folder / f"submission{i}.pdf", parts, cited, discussed))
-    long_parts, cited, discussed = submission(recommender, rng, 40, 10, filler=60)
+    long_parts, cited, discussed = submission(recommender, rng, 40, 10, filler=120)
     long_row = review_one(reviewer, folder / "long.pdf", long_parts, cited, discussed)
     mean = {key: round(sum(r[key] for r in rows) / len(rows), 4) for key in rows[0] if key != "pages"}
     return {"submissions": n, "mean": mean, "long_submission": long_row}

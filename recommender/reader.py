@@ -1,6 +1,8 @@
 """How a query is read: its language and route, its English gloss, and its vectors in each dense field."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Callable
 
@@ -13,7 +15,7 @@ from .query import Query, Route
 
 NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
 MODES = ("auto", "off", "on")  # of `PipelineConfig.multilingual` and `PipelineConfig.tuned`
-CACHED_TEXTS = 512  # repeated texts: slider changes in the app, several methods in evaluate
+CACHED_TEXTS = 4096  # repeated texts: slider changes in the app, several methods in evaluate, a draft's passages
 
 
 def unit(vector: np.ndarray) -> np.ndarray:
@@ -28,20 +30,51 @@ class QueryReader:
 
     def __init__(self, index, english, head=None):
         self.index, self.english, self.head = index, english, head
-        self.encode = lru_cache(maxsize=CACHED_TEXTS)(self._encode)
+        self.vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (field, text) -> unit vector
+        self.lock = threading.Lock()
         self.gloss = lru_cache(maxsize=CACHED_TEXTS)(self._gloss)
 
     def clear(self) -> None:
         """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
-        self.encode.cache_clear()
+        with self.lock:
+            self.vectors.clear()
         self.gloss.cache_clear()
 
-    def _encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
-        """Unit vectors of the texts in a dense field: "dense", "tuned" or "multilingual"."""
+    def encode(self, field: str, texts: tuple[str, ...]) -> np.ndarray:
+        """Unit vectors of the texts in a dense field ("dense", "tuned" or "multilingual"), one row per text.
+        Texts not seen lately are encoded together in one batch (many at once cost little more than one)."""
+        with self.lock:
+            missing = [text for text in dict.fromkeys(texts) if (field, text) not in self.vectors]
+        if missing:
+            fresh = self._encode(field, missing)
+            with self.lock:
+                for text, vector in zip(missing, fresh):
+                    self.vectors[(field, text)] = vector
+        with self.lock:
+            rows = []
+            for text in texts:
+                self.vectors.move_to_end((field, text))
+                rows.append(self.vectors[(field, text)])
+            while len(self.vectors) > CACHED_TEXTS:
+                self.vectors.popitem(last=False)
+        return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def _encode(self, field: str, texts: list[str]) -> np.ndarray:
         if field == "tuned":
-            return self.head.apply(self.encode("dense", texts))
+            return self.head.apply(self.encode("dense", tuple(texts)))
         encoder = get_encoder("multilingual") if field == "multilingual" else self.english
-        return encoder.encode(list(texts))
+        return encoder.encode(texts)
+
+    def prime(self, queries: list[Query], config: PipelineConfig = DEFAULT) -> None:
+        """Encode the texts of many English queries in one batch, ahead of answering them one by one."""
+        by_field: dict[str, list[str]] = {}
+        for query in queries:
+            route = self.route(query, config)
+            if not route.multilingual:
+                texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
+                by_field.setdefault(route.field, []).extend(texts)
+        for field, texts in by_field.items():
+            self.encode(field, tuple(texts))
 
     def _gloss(self, text: str, language: str) -> str:
         """The English gloss of a non-English text from the index's glossary (`gloss.py`)."""

@@ -23,6 +23,7 @@ CONTEXT_WINDOW = 0  # sentences read on each side of a place's own (bench.review
 MISSING_K = 10  # papers in the "missing" list
 MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
 RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
+MAX_HOMES = 50  # body passages a paper may be placed in when the document has no citation place or claim
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 
 
@@ -125,26 +126,28 @@ class DocumentReviewer:
 
     def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K) -> list[Place]:
         """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested)."""
-        return [self._place(document, passage, marker, matches, cited, k)
-                for passage in document.passages for marker in passage.markers]
+        spots = [(passage, marker, marker_context(passage, marker, self.window))
+                 for passage in document.passages for marker in passage.markers]
+        answers = self._suggest(document, [context for _, _, context in spots], cited, k)
+        return [Place(passage, marker, context,
+                      [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid], answer)
+                for (passage, marker, context), answer in zip(spots, answers)]
 
-    def _suggest(self, document: Document, context: str, exclude: set[str], k: int) -> list[Suggestion]:
-        """Local-mode suggestions for one context, the document's title and abstract as its draft."""
-        query = Query(title=document.title, abstract=document.abstract, context=context, k=k, exclude=exclude,
-                      diversity=0.0)
+    def _suggest(self, document: Document, contexts: list[str], exclude: set[str], k: int) -> list[list[Suggestion]]:
+        """Local-mode suggestions for each context, the document's title and abstract as its draft (their texts
+        encoded in one batch first)."""
+        queries = [Query(title=document.title, abstract=document.abstract, context=context, k=k, exclude=exclude,
+                         diversity=0.0) if _has_words(context) else None for context in contexts]
+        self.recommender.reader.prime([q for q in queries if q is not None], self.config)
+        return [self._answer(query) if query is not None else [] for query in queries]
+
+    def _answer(self, query: Query) -> list[Suggestion]:
         # a passage: reranked by the index's passage reranker when it has one (`train --contexts`)
         rerank = self.recommender.reranker_for(query) is not None
         ranking = self.recommender.rank(query, self.config.with_(rerank=rerank))
         index = self.recommender.index
         return [Suggestion(index.ids[pos], index.titles[pos], float(score))
                 for pos, score in zip(ranking.positions, ranking.scores)]
-
-    def _place(self, document: Document, passage: Passage, marker: Marker, matches: list[str | None],
-               cited: set[str], k: int) -> Place:
-        context = marker_context(passage, marker, self.window)
-        own = [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid]
-        suggestions = self._suggest(document, context, cited, k) if _has_words(context) else []
-        return Place(passage, marker, context, own, suggestions)
 
     def _uncited(self, document: Document) -> list[UncitedClaim]:
         """Sentences without a citation that read like claims needing one, in document order."""
@@ -177,14 +180,14 @@ class DocumentReviewer:
             if place.marker.placeholder:
                 add(place.suggestions, place.passage, place.context)
         claims = sorted(report.uncited, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
-        for claim in claims:
-            add(self._suggest(document, f"{claim.sentence} {CITATION_MARK}", cited, k), claim.passage,
-                claim.sentence)
+        answers = self._suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in claims], cited, k)
+        for claim, answer in zip(claims, answers):
+            add(answer, claim.passage, claim.sentence)
         chosen = sorted(fused, key=lambda pid: -fused[pid])[:k]
         if not chosen:
             return []
         top = fused[chosen[0]]
-        homes = self._homes(document, [pid for pid in chosen if best[pid][1] is None])
+        homes = self._homes(report, [pid for pid in chosen if best[pid][1] is None])
         missing = []
         index = self.recommender.index
         for pid in chosen:
@@ -197,16 +200,20 @@ class DocumentReviewer:
             missing.append(MissingPaper(pid, title, fused[pid] / top, passage, sentence, why))
         return missing
 
-    def _homes(self, document: Document, paper_ids: list[str]) -> dict[str, Passage]:
-        """The body passage whose embedding is closest to each paper's."""
-        passages = [p for p in document.passages if _has_words(p.text)]
-        if not paper_ids or not passages:
+    def _homes(self, report: DocumentReview, paper_ids: list[str]) -> dict[str, Passage]:
+        """For each paper, the passage of the citation place or uncited claim closest to it in meaning (their
+        texts were encoded for their own queries); without either, the closest of the first body passages."""
+        spots = [(place.passage, Query(context=place.context).context_text) for place in report.places]
+        spots += [(claim.passage, claim.sentence) for claim in report.uncited]
+        if not spots:
+            spots = [(p, strip_markers(p)) for p in report.document.passages if _has_words(p.text)][:MAX_HOMES]
+        if not paper_ids or not spots:
             return {}
         index = self.recommender.index
-        vectors = self.recommender.encoder.encode([strip_markers(p) for p in passages])
+        vectors = self.recommender.reader.encode("dense", tuple(text for _, text in spots))
         papers = np.asarray(index.dense[[index.position[pid] for pid in paper_ids]])
-        best = (papers @ np.asarray(vectors).T).argmax(axis=1)
-        return {pid: passages[j] for pid, j in zip(paper_ids, best)}
+        best = (papers @ vectors.T).argmax(axis=1)
+        return {pid: spots[j][0] for pid, j in zip(paper_ids, best)}
 
 
 def marker_context(passage: Passage, marker: Marker, window: int = CONTEXT_WINDOW) -> str:
