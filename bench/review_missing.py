@@ -8,7 +8,7 @@ ACM style and a sentence of their summary with its marker); others are discussed
 of their summary and no marker); the rest are not mentioned. `review` reads the PDF, matches its references and
 lists what is missing. Reported: recall of the discussed papers in `missing` (top 10), how many cited papers
 appear in `missing` (must be 0), reference matching precision / recall, and the time of a review. A long
-submission (10 pages, 40 references) is timed on its own. Writes bench/results/review_missing.json.
+submission (9 pages, 40 references) is timed on its own. Writes bench/results/review_missing-INDEX.json.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from recommender.documents.read import read_document
 from recommender.recommender import Recommender
 from recommender.review import DocumentReviewer
 
-RESULTS = Path(__file__).parent / "results" / "review_missing.json"
+RESULTS = Path(__file__).parent / "results"
 NEIGHBOURS, CITED, DISCUSSED = 14, 7, 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         results = run(recommender, reviewer, args.submissions, args.seed, Path(folder))
     report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
               f"cpus: {len(os.sched_getaffinity(0))}", "index_papers": len(recommender.index), **results}
-    RESULTS.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    name = args.index.name if args.index else "demo"
+    (RESULTS / f"review_missing-{name}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report, indent=1))
     return 0
 
