@@ -72,7 +72,7 @@ _CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[()\]}},.;:–—“-]|\d)
 _URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S*$", re.IGNORECASE)
 _URL_PIECE_RE = re.compile(r"^[\w./\-~%?=&#;:]*[\d/._][\w./\-~%?=&#;:]*(?=\s|$)")
 _HYPHENATED_END_RE = re.compile(rf"([{_UPPER}{_LOWER}0-9]+)-$")
-_WORD_RE = re.compile(rf"[{_UPPER}{_LOWER}0-9]+(?:-[{_UPPER}{_LOWER}0-9]+)*")
+_WORD_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _COMPOUND_ENDINGS = {"based", "aware", "level", "scale", "specific", "driven", "free", "like", "oriented", "wise",
                      "term", "domain", "shot", "training", "trained", "supervised", "art", "end", "order",
                      "grained", "dimensional", "independent", "dependent", "time", "world", "making", "one",
@@ -132,7 +132,7 @@ def split_entries(text: str) -> list[tuple[int, str]]:
         return []
     starts = _numbered_starts(content) or _unnumbered_starts(content)
     groups = [content[a:b] for a, b in zip(starts, starts[1:] + [len(content)])]
-    vocabulary = _hyphenated_words(text)
+    vocabulary = words_seen(text)
     return [(group[0][0], join_lines([line for _, line, _ in group], vocabulary)) for group in groups]
 
 
@@ -260,8 +260,9 @@ def _keeps_hyphen(prefix: str, line: str, vocabulary: frozenset[str]) -> bool:
     return suffix.casefold() in _COMPOUND_ENDINGS or prefix.casefold() in _COMPOUND_PREFIXES
 
 
-def _hyphenated_words(text: str) -> frozenset[str]:
-    """Every word of the text, hyphenated compounds included, except the broken ones at line ends."""
+def words_seen(text: str) -> frozenset[str]:
+    """Every word of a text, hyphenated compounds whole, except a word broken at a line end: tells
+    `join_lines` whether "citation-" + "based" is the compound "citation-based" or "cita-" + "tion" one word."""
     words = set()
     for line in text.splitlines():
         found = _WORD_RE.findall(line)
