@@ -16,16 +16,15 @@ import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from pyalex import Works
-from tqdm import tqdm
 
 from ..references import normalize_doi
 from .corpus_file import ReferenceCount, Summary, within_corpus, write_corpus
 from .errors import SourceError
-from .partial import PartialDownload
+from .partial import PartialDownload, run_stages
 from .web import JsonClient
 
 API_URL = "https://api.openalex.org"
@@ -183,18 +182,8 @@ class OpenAlexDownload:
     def run(self) -> Summary:
         partial = PartialDownload(self.out, self.settings())
         state = partial.open() or {"stage": "seed", "cursor": "*"}
-        steps: dict[str, Callable[[PartialDownload, dict], dict]] = {
-            "seed": self._seed_page, "refs": self._refs_batch, "cites": self._cites_page}
-        try:
-            with tqdm(desc="OpenAlex works", unit=" works", initial=len(partial.seen),
-                      disable=not self.progress or None, dynamic_ncols=True) as bar:
-                while state["stage"] != "done":
-                    before = len(partial.seen)
-                    state = steps[state["stage"]](partial, state)
-                    bar.update(len(partial.seen) - before)
-            return self._finish(partial)
-        finally:
-            partial.close()
+        return run_stages(partial, state, {"seed": self._seed_page, "refs": self._refs_batch, "cites": self._cites_page},
+                          "OpenAlex works", self.progress, self._finish)
 
     # ------------------------------------------------------------------ stages
 

@@ -12,9 +12,31 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
+
+from tqdm import tqdm
 
 from .errors import SourceError
+
+
+Stage = Callable[["PartialDownload", dict[str, Any]], dict[str, Any]]
+
+
+def run_stages(partial: "PartialDownload", state: dict[str, Any], stages: dict[str, Stage], label: str,
+               progress: bool, finish: Callable[["PartialDownload"], Any]) -> Any:
+    """Call the stage `state["stage"]` names, each returning the next state, until the stage is "done" (a
+    progress bar, `label` saying what is counted, shows the records saved); then `finish(partial)`'s result.
+    The state file is closed afterwards, also on failure."""
+    try:
+        with tqdm(desc=label, unit=f" {label.split()[-1]}", initial=len(partial.seen),
+                  disable=not progress or None, dynamic_ncols=True) as bar:
+            while state["stage"] != "done":
+                before = len(partial.seen)
+                state = stages[state["stage"]](partial, state)
+                bar.update(len(partial.seen) - before)
+        return finish(partial)
+    finally:
+        partial.close()
 
 
 def partial_path(out: Path) -> Path:

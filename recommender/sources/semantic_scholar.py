@@ -18,12 +18,11 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from tqdm import tqdm
 
 from ..references import normalize_doi
 from .corpus_file import ReferenceCount, Summary, within_corpus, write_corpus
 from .errors import SourceError
-from .partial import PartialDownload
+from .partial import PartialDownload, run_stages
 from .web import JsonClient
 
 API_URL = "https://api.semanticscholar.org"
@@ -123,17 +122,8 @@ class SemanticScholarDownload:
     def run(self) -> Summary:
         partial = PartialDownload(self.out, self.settings())
         state = partial.open() or {"stage": "seed", "batch": 0}
-        steps = {"seed": self._seed_batch, "refs": self._refs_batch, "cites": self._cites_page}
-        try:
-            with tqdm(desc="Semantic Scholar papers", unit=" papers", initial=len(partial.seen),
-                      disable=not self.progress or None, dynamic_ncols=True) as bar:
-                while state["stage"] != "done":
-                    before = len(partial.seen)
-                    state = steps[state["stage"]](partial, state)
-                    bar.update(len(partial.seen) - before)
-            return self._finish(partial)
-        finally:
-            partial.close()
+        return run_stages(partial, state, {"seed": self._seed_batch, "refs": self._refs_batch, "cites": self._cites_page},
+                          "Semantic Scholar papers", self.progress, self._finish)
 
     # ------------------------------------------------------------------ stages
 
