@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Callable, Iterable
@@ -173,6 +174,32 @@ def _write_papers(staging: Path, papers: list[Paper]) -> None:
     (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")  # fsynced by publish
 
 
+class AuthorPositions(Mapping):
+    """`author_key` -> positions (int64 array) of that author's papers. The table is built on the first lookup,
+    not before: it takes seconds on a million papers, and most queries name no author."""
+
+    def __init__(self, authors: list[list[str]]):
+        self.authors = authors
+
+    @cached_property
+    def table(self) -> dict[str, np.ndarray]:
+        keys = {name: author_key(name) for names in self.authors for name in names}  # once per distinct name
+        found = defaultdict(list)
+        for pos, names in enumerate(self.authors):
+            for key in {keys[name] for name in names} - {""}:
+                found[key].append(pos)
+        return {key: np.asarray(positions, dtype=np.int64) for key, positions in found.items()}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.table[key]
+
+    def __iter__(self):
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
 class Index:
     """A loaded, read-only index version: columns in memory, records in SQLite, vectors memory-mapped."""
 
@@ -220,13 +247,9 @@ class Index:
         return len(self.ids)
 
     @cached_property
-    def by_author(self) -> dict[str, np.ndarray]:
-        """Positions of each author's papers, keyed by `author_key` (built on first use)."""
-        found = defaultdict(list)
-        for pos, names in enumerate(self.authors):
-            for key in {author_key(name) for name in names} - {""}:
-                found[key].append(pos)
-        return {key: np.asarray(positions, dtype=np.int64) for key, positions in found.items()}
+    def by_author(self) -> "AuthorPositions":
+        """Positions of each author's papers, keyed by `author_key` (built on the first lookup)."""
+        return AuthorPositions(self.authors)
 
     def papers(self, positions: Iterable[int]) -> list[Paper]:
         """Full records for the given positions, in that order."""

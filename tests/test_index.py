@@ -73,6 +73,20 @@ def test_files_verified_once_are_hashed_again_only_when_changed(tmp_path, monkey
     assert hashed == ["dense.npy"]
 
 
+def test_author_table_is_built_on_the_first_lookup_only(tmp_path):
+    papers = synthetic_papers(6)
+    for paper, names in zip(papers, [["Ada Lovelace"], ["A. Lovelace", "Alan Turing"], ["Lovelace, Ada"],
+                                     ["Grace Hopper"], [], ["Ünal Çelik", "Turing, A."]]):
+        paper.authors = names
+    root = tmp_path / "idx"
+    build_index(papers, root, progress_bar=False)
+    index = Index.load(root)
+    assert "table" not in vars(index.by_author)  # opening the index, or asking for the mapping, builds nothing
+    assert index.by_author.get("lovelace_a").tolist() == [0, 1, 2]
+    assert index.by_author["turing_a"].tolist() == [1, 5] and index.by_author["celik_u"].tolist() == [5]
+    assert index.by_author.get("nobody_x") is None and "hopper_g" in index.by_author and len(index.by_author) == 4
+
+
 def test_add_reuses_cached_embeddings_and_keeps_old_papers(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(30), root, progress_bar=False)

@@ -4,6 +4,7 @@ from recommender import Query, Recommender
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import EvalQuery, queries_from_split
+from recommender.index import Index
 from recommender.retrieve import own_work
 
 
@@ -67,6 +68,14 @@ def test_the_query_authors_earlier_work_joins_and_rises(rec):
                                               authors=["Ada Lovelace"])) if r.components.get("own")]
     assert top_own and "one of your authors" in top_own[0].explanation
     assert own_work(Query(title="x", authors=["Nobody Known"]), METHODS["full"], rec.index.by_author) == {}
+
+
+def test_a_query_without_authors_leaves_the_author_table_unbuilt(small_index):
+    fresh = Recommender.from_index(Index.load(small_index))  # its own index: no other test looked anything up
+    assert fresh.recommend(Query(title="Residual networks for classifying images", k=5)).recommendations
+    assert "table" not in vars(fresh.index.by_author)  # seconds on a million papers: only for queries with authors
+    fresh.recommend(Query(title="Residual networks for classifying images", k=5, authors=["A. Lovelace"]))
+    assert "table" in vars(fresh.index.by_author)
 
 
 def test_empty_or_bad_queries_are_refused(rec):
