@@ -89,7 +89,9 @@ def query_form(directory: str) -> bool:
         k_col.slider("Results", 5, 50, 10, step=5, key="q_k", persist_state="session")
         div_col.slider("Author diversity", 0.0, 2.0, DEFAULT_DIVERSITY, step=0.1, key="q_diversity",
                        persist_state="session",
-                       help="0 = plain ranking; higher values spread the results over more authors.")
+                       help="0 = plain ranking (the default); higher values spread the results over more authors, "
+                            "at a cost: on ACM-CR dev, 0.1 lowered nDCG@10 by 1% on passages and 2% on drafts, "
+                            "0.3 by 1.8–2.8%.")
         if len(years) > 1:
             st.slider("Years", years[0], years[-1], (years[0], years[-1]), key="q_years", persist_state="session")
         st.multiselect("Venues", venues, key="q_venues", persist_state="session", placeholder="All venues")

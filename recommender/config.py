@@ -22,8 +22,12 @@ ANNOY_OVERFETCH = 2  # Annoy is asked for this many times the wanted neighbours;
 EXACT_SEARCH_RATIO = ANNOY_TREES
 
 # The author diversity of a request unless it says otherwise (`Query.diversity`, the app's slider, the CLI's
-# --diversity): a light author spread; on hep-th dev larger weights cost nDCG (docs/benchmarks.md).
-DEFAULT_DIVERSITY = 0.1
+# --diversity): none, in both modes. Measured per mode on ACM-CR dev (`bench/diversity.py`, docs/benchmarks.md,
+# lists of 10): every weight cost nDCG@10, on passages (weight 0.1: -0.8% paragraphs, -1.1% sentences, p < 0.01)
+# and on drafts (-1.9%); keeping the top 3 or 5 in score order roughly halved the cost but did not remove it.
+DEFAULT_DIVERSITY = 0.0
+# The seed method's weight (SBERT+SubRef's QAIv2 selection; the `sbert+subref` method), still on the app's slider.
+SUBREF_DIVERSITY = 0.1
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class PipelineConfig:
     global_weight: float = 0.5    # local mode: weight of the draft's title/abstract next to the passage (tuned on ACM-CR dev)
     diversity: float | None = None  # None: the query's own setting (`Query.diversity`); the methods fix theirs
     diverse_pool: int = 5         # diverse selection considers the best k * diverse_pool candidates
+    diverse_keep: int = 0         # the first diverse_keep results keep their order; diversity picks the rest
     rrf_k: int = 60
     multilingual: str = "auto"    # "auto": non-English queries use the multilingual field; "off": never; "on": always
     w_lexical_multilingual: float = 0.2  # w_lexical for a non-English query on the multilingual field
@@ -84,5 +89,5 @@ METHODS: dict[str, PipelineConfig] = {
     "nnselect": BASE.with_(lexical=False, w_dense=1.0, w_graph=0.0, diversity=0.0),
     "bm25+nav": BASE.with_(dense=False, w_lexical=1.0, diversity=0.0),
     # SBERT+SubRef: neighbours under the citation-tuned encoder, then author-diverse (QAIv2) selection
-    "sbert+subref": BASE.with_(tuned="on", lexical=False, graph=False, w_dense=1.0, diversity=DEFAULT_DIVERSITY),
+    "sbert+subref": BASE.with_(tuned="on", lexical=False, graph=False, w_dense=1.0, diversity=SUBREF_DIVERSITY),
 }

@@ -86,7 +86,7 @@ class Recommender:
             pool.rescore(self.reranker.score(features), features)
         weight = query.diversity if config.diversity is None else config.diversity
         order = diverse_order(pool.scores, lambda j: self.index.authors[pool.candidates[j]], k or query.k, weight,
-                              config.diverse_pool)
+                              config.diverse_pool, config.diverse_keep)
         return Ranking([int(pool.candidates[j]) for j in order], pool.scores[order],
                        {name: values[order] for name, values in pool.components.items()}, pool.via, pool.route,
                        pool.features[order] if pool.features is not None else None)

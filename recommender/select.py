@@ -5,6 +5,8 @@ The objective adds to the plain relevance sum the QAIv2 term of the SubRef / SBE
 Each author is a cluster (n_j = number of authors of paper j). The 1/n_j^2 share makes a paper
 with no represented author gain exactly w * sqrt(r_j), however many authors it has. With w = 0 the
 greedy order is the plain ranking; a larger w favours papers whose authors are not yet represented.
+A number of leading results (`keep`) can be protected: they stay in score order, count as represented, and
+only the places after them are chosen for diversity.
 """
 from __future__ import annotations
 
@@ -30,22 +32,30 @@ def marginal_gain(reward: float, clusters: list[str], totals: dict[str, float], 
     return reward + weight * diversity
 
 
-def select_diverse(rewards: list[float], authors: list[list[str]], k: int, weight: float) -> list[int]:
-    """Indices of the k items chosen greedily under the objective above (rewards must be >= 0).
+def select_diverse(rewards: list[float], authors: list[list[str]], k: int, weight: float,
+                   keep: int = 0) -> list[int]:
+    """Indices of the k items chosen greedily under the objective above (rewards must be >= 0); the `keep`
+    items of highest reward come first, in reward order, and the greedy choice continues after them.
 
     Lazy greedy: a gain never grows as the list grows (submodularity), so a stale gain
     is an upper bound and only the head of the heap needs re-evaluating.
     """
     if any(r < 0 for r in rewards):
         raise ValueError("rewards must be non-negative")
+    if keep < 0:
+        raise ValueError("keep must be zero or positive")
     k = min(k, len(rewards))
-    if weight <= 0:
-        return sorted(range(len(rewards)), key=lambda i: -rewards[i])[:k]
+    ranked = sorted(range(len(rewards)), key=lambda i: -rewards[i])
+    if weight <= 0 or keep >= k:
+        return ranked[:k]
     clusters = [clusters_of(a, str(i)) for i, a in enumerate(authors)]
     totals: dict[str, float] = defaultdict(float)
-    heap = [(-marginal_gain(r, clusters[i], totals, weight), i) for i, r in enumerate(rewards)]
+    chosen: list[int] = ranked[:keep]
+    for i in chosen:
+        for c in clusters[i]:
+            totals[c] += rewards[i] / len(clusters[i]) ** 2
+    heap = [(-marginal_gain(rewards[i], clusters[i], totals, weight), i) for i in ranked[keep:]]
     heapq.heapify(heap)
-    chosen: list[int] = []
     while heap and len(chosen) < k:
         _, best = heapq.heappop(heap)
         gain = marginal_gain(rewards[best], clusters[best], totals, weight)
@@ -59,14 +69,14 @@ def select_diverse(rewards: list[float], authors: list[list[str]], k: int, weigh
 
 
 def diverse_order(scores: np.ndarray, authors_of: Callable[[int], list[str]], k: int, weight: float,
-                  pool: int) -> np.ndarray:
+                  pool: int, keep: int = 0) -> np.ndarray:
     """The first k indices of `scores` in final order: by score, or with `weight` > 0 chosen by
-    `select_diverse` among the best k * `pool` (`authors_of(i)`: the authors of item i)."""
+    `select_diverse` among the best k * `pool` after the `keep` best (`authors_of(i)`: the authors of item i)."""
     order = np.argsort(-scores, kind="stable")
-    if weight > 0:
+    if weight > 0 and keep < k:
         head = order[: k * pool]
         rewards = np.clip(scores[head], 0, None).tolist()
-        picked = [head[i] for i in select_diverse(rewards, [authors_of(j) for j in head], k, weight)]
+        picked = [head[i] for i in select_diverse(rewards, [authors_of(j) for j in head], k, weight, keep)]
         chosen = set(picked)
         order = np.concatenate([picked, [j for j in order if j not in chosen]]).astype(np.int64)
     return order[:k]

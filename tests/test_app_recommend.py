@@ -58,9 +58,9 @@ def test_a_deep_link_fills_the_form_and_runs_the_query(app_env):
     assert at.session_state["q_mode"] == "passage"
     assert at.session_state["results"]["mode"] == "passage"
     assert "Citation graph expansion for recommending references" in result_titles(at)[:3]
-    at = open_app(title=TITLE, abstract=ABSTRACT, k="20", diversity="0")
+    at = open_app(title=TITLE, abstract=ABSTRACT, k="20", diversity="0.5")  # not the default (0): the link's own
     assert result_titles(at)[0] == FIRST and at.text_input(key="q_title").value == TITLE
-    assert len(result_titles(at)) == 20 and at.slider(key="q_diversity").value == 0.0
+    assert len(result_titles(at)) == 20 and at.slider(key="q_diversity").value == 0.5
     assert at.query_params["title"] == TITLE and at.query_params["k"] == "20"  # the URL can be shared
     at = open_app(title=TITLE, k="many")
     assert "not a number" in at.warning[0].value and len(result_titles(at)) == 10

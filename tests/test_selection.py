@@ -45,3 +45,15 @@ def test_fresh_paper_gains_sqrt_of_reward_whatever_its_author_count():
 def test_negative_rewards_are_refused():
     with pytest.raises(ValueError):
         select_diverse([0.5, -0.1], [["A"], ["B"]], 2, 1.0)
+
+
+def test_protected_top_results_keep_their_order_and_count_as_represented():
+    plain = select_diverse(REWARDS, AUTHORS, 6, 0.0)
+    diverse = select_diverse(REWARDS, AUTHORS, 6, 2.0)
+    protected = select_diverse(REWARDS, AUTHORS, 6, 2.0, keep=3)
+    assert protected[:3] == plain[:3] != diverse[:3]
+    # below the protected places the authors of the first three (the Lovelace cluster) are represented already
+    assert set(protected[3:]) == {4, 5, 6} and spread(protected) > spread(plain)
+    assert select_diverse(REWARDS, AUTHORS, 4, 2.0, keep=4) == plain[:4]
+    with pytest.raises(ValueError):
+        select_diverse(REWARDS, AUTHORS, 4, 1.0, keep=-1)
