@@ -112,6 +112,8 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_train(args) -> int:
+    if args.contexts:
+        return train_on_contexts(args)
     from .index import Index
     from .learned import load_head, model_path, save_head
     from .recommender import Recommender
@@ -146,6 +148,26 @@ def cmd_train(args) -> int:
     print(f"trained on {info['queries_used']} queries, {info['pairs']} pairs ({info['positives']} cited; "
           f"pool recall {info['pool_recall']:.3f}) in {time.time() - started:.0f} s; "
           f"model written to {model_path(args.index)}")
+    return 0
+
+
+def train_on_contexts(args) -> int:
+    from .index import Index
+    from .learned import load_head, model_path
+    from .recommender import Recommender
+    from .training.local import read_contexts, summary, train_local
+
+    if args.split or args.before is not None:
+        raise ValueError("--contexts trains the passage reranker from a context file; --split and --before choose "
+                         "papers of the citation graph: give one or the other")
+    index = Index.load(args.index)
+    contexts = read_contexts(args.contexts, index)
+    skipped = f"; {contexts.skipped} cite no paper of the index and are left out" if contexts.skipped else ""
+    print(f"training the passage reranker on {len(contexts.queries)} contexts, model {args.model}{skipped}",
+          file=sys.stderr)
+    recommender = Recommender(index, head=load_head(index.root, index.dense.shape[1]))
+    reranker = train_local(recommender, contexts, kind=args.model, seed=args.seed)
+    print(summary(reranker.info, model_path(args.index, local=True)))
     return 0
 
 
@@ -275,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="LightGBM LambdaRank (default; best MRR on hep-th dev), logistic regression or "
                         "gradient-boosted trees (both pointwise)")
     p.add_argument("--no-encoder", action="store_true", help="keep the base encoder (train the reranker only)")
+    p.add_argument("--contexts", metavar="FILE", help="train the passage reranker instead, on citation contexts: "
+                                                     "JSONL with context ([CIT] passage), relevant (cited ids), "
+                                                     "citing_title, citing_abstract, citing_id (no graph needed)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)
 

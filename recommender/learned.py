@@ -4,8 +4,10 @@
   trained so that citing and cited papers lie close (`training/encoder.py`). The transformer stays frozen, so the
   tuned vector of a corpus paper is its stored vector through the head.
 - `Reranker`: a model over `features.FEATURES` that reorders a candidate pool (`training/reranker.py`).
+- The local reranker: a `Reranker` over `local_features.LOCAL_FEATURES` (no citation graph needed), trained on
+  citation contexts (`training/local.py`), that reorders the pools of local (passage) queries.
 
-Both live in `<index root>/learned/`, beside the index versions, so they survive new versions (the features are
+All live in `<index root>/learned/`, beside the index versions, so they survive new versions (the features are
 computed from whichever version is live). Each file is replaced atomically, so an interrupted training leaves
 the old one (or none). The reranker file is one JSON header line (format, feature names, training facts,
 SHA-256 and size of the payload) followed by the pickled model (LightGBM or scikit-learn). Like the rest of
@@ -22,10 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from .features import DESCRIPTIONS, FEATURES
+from .local_features import LOCAL_DESCRIPTIONS, LOCAL_FEATURES
 from .index_files import IndexError_, write_atomic
 
 LEARNED_DIR = "learned"
 MODEL_FILE = "reranker.model"
+LOCAL_MODEL_FILE = "local_reranker.model"
 HEAD_FILE = "encoder_head.npz"
 FORMAT = 1
 
@@ -34,8 +38,9 @@ class LearnedModelError(IndexError_):
     """A learned model that is missing, damaged, or made for other features."""
 
 
-def model_path(root: Path | str) -> Path:
-    return Path(root) / LEARNED_DIR / MODEL_FILE
+def model_path(root: Path | str, local: bool = False) -> Path:
+    """The reranker file of an index: the graph-trained one, or the `local` one (trained on citation contexts)."""
+    return Path(root) / LEARNED_DIR / (LOCAL_MODEL_FILE if local else MODEL_FILE)
 
 
 def head_path(root: Path | str) -> Path:
@@ -47,8 +52,8 @@ def not_trained(root: Path | str, what: str) -> LearnedModelError:
     return LearnedModelError(f"{root} has no {what}; train one with `python -m recommender train --index {root}`.")
 
 
-def _retrain(root: Path | str) -> str:
-    return f"retrain it with `python -m recommender train --index {root}`"
+def _retrain(root: Path | str, local: bool = False) -> str:
+    return f"retrain it with `python -m recommender train --index {root}{' --contexts FILE' if local else ''}`"
 
 
 @dataclass
@@ -98,7 +103,7 @@ class Reranker:
             lift = np.nan_to_num(signs * weights * (row - means) / np.where(scales > 0, scales, 1.0))
         names = []
         for i in np.argsort(-lift):
-            text = DESCRIPTIONS[self.features[i]]
+            text = DESCRIPTIONS.get(self.features[i]) or LOCAL_DESCRIPTIONS[self.features[i]]
             if lift[i] > 0 and text not in names:
                 names.append(text)
             if len(names) == top:
@@ -133,9 +138,10 @@ def load_head(root: Path | str, dim: int) -> EncoderHead | None:
 
 
 # -- the reranker -----------------------------------------------------------------------------------------
-def save_reranker(root: Path | str, reranker: Reranker) -> Path:
-    """Write the model atomically under `<root>/learned/` and return its path."""
-    path = model_path(root)
+def save_reranker(root: Path | str, reranker: Reranker, local: bool = False) -> Path:
+    """Write the model (the `local` one: trained on citation contexts) atomically under `<root>/learned/` and
+    return its path."""
+    path = model_path(root, local)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = pickle.dumps(reranker.model, protocol=pickle.HIGHEST_PROTOCOL)
     header = {"format": FORMAT, "features": list(reranker.features), "info": reranker.info,
@@ -150,29 +156,29 @@ def _read_model_file(path: Path) -> tuple[dict, bytes]:
     return json.loads(head.decode("utf-8")), payload
 
 
-def load_reranker(root: Path | str) -> Reranker | None:
-    """The learned model of an index, or None when none was trained; LearnedModelError with the remedy when it is
-    damaged or made for other features."""
-    path = model_path(root)
+def load_reranker(root: Path | str, local: bool = False) -> Reranker | None:
+    """The learned model of an index (the `local` one: trained on citation contexts), or None when none was
+    trained; LearnedModelError with the remedy when it is damaged or made for other features."""
+    path, features, retrain = model_path(root, local), LOCAL_FEATURES if local else FEATURES, _retrain(root, local)
     if not path.is_file():
         return None
     try:
         header, payload = _read_model_file(path)
     except (OSError, ValueError) as exc:
-        raise LearnedModelError(f"{path}: unreadable model header ({exc}); {_retrain(root)}.") from exc
+        raise LearnedModelError(f"{path}: unreadable model header ({exc}); {retrain}.") from exc
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise LearnedModelError(f"{path}: model format {header.get('format') if isinstance(header, dict) else '?'} "
-                                f"is not {FORMAT}; {_retrain(root)}.")
+                                f"is not {FORMAT}; {retrain}.")
     if len(payload) != header.get("bytes") or hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise LearnedModelError(f"{path}: model file is damaged (checksum mismatch); {_retrain(root)}.")
-    if tuple(header.get("features") or ()) != FEATURES:
+        raise LearnedModelError(f"{path}: model file is damaged (checksum mismatch); {retrain}.")
+    if tuple(header.get("features") or ()) != features:
         raise LearnedModelError(f"{path}: the model was trained on other features than this version computes; "
-                                f"{_retrain(root)}.")
+                                f"{retrain}.")
     try:
         model = pickle.loads(payload)
     except Exception as exc:  # a model pickled by an incompatible scikit-learn
-        raise LearnedModelError(f"{path}: the model cannot be loaded ({exc}); {_retrain(root)}.") from exc
-    return Reranker(model, FEATURES, header.get("info") or {})
+        raise LearnedModelError(f"{path}: the model cannot be loaded ({exc}); {retrain}.") from exc
+    return Reranker(model, features, header.get("info") or {})
 
 
 def describe_learned(root: Path | str) -> str:
@@ -188,7 +194,16 @@ def describe_learned(root: Path | str) -> str:
                          f"({str(info.get('trained', '?'))[:10]})")
         except (OSError, ValueError, AttributeError):  # damaged header: loading it will say how to retrain
             parts.append("a reranker whose file cannot be read")
+    local = model_path(root, local=True)
+    if local.is_file():
+        try:
+            info = _read_model_file(local)[0].get("info") or {}
+            parts.append(f"a passage reranker trained on {info.get('contexts', '?')} citation contexts "
+                         f"({str(info.get('trained', '?'))[:10]})")
+        except (OSError, ValueError, AttributeError):
+            parts.append("a passage reranker whose file cannot be read")
     if not parts:
         return ("Ranking uses the untrained signals; `python -m recommender train --index DIR` learns an encoder "
-                "and a reranker from this corpus's citation graph.")
+                "and a reranker from this corpus's citation graph (`--contexts FILE`: a passage reranker from "
+                "citation contexts).")
     return "Learned from this corpus's citations: " + " and ".join(parts) + "."

@@ -5,7 +5,8 @@
                            (the index in this process by default, or Milvus)
     fuse      fuse.py      score components of each candidate, mixed into one score
     expand    expand.py    papers cited by the top candidates join the pool (pool.py runs these three)
-    rerank    learned.py   the index's learned reranker (after `train`) over features.py's features
+    rerank    learned.py   the index's learned reranker (after `train`) over features.py's features (a passage:
+                           the reranker of `train --contexts`, over local_features.py's graph-free features)
     select    select.py    author-diverse choice of the final k
     explain   explain.py   why each paper is recommended
 Every setting is in config.py.
@@ -21,6 +22,7 @@ from .encoders import get_encoder
 from .features import FeatureExtractor
 from .index import Index
 from .learned import EncoderHead, Reranker, load_head, load_reranker, not_trained
+from .local_features import LocalFeatureExtractor
 from .pool import CandidatePool, gather
 from .query import Query, Ranking, RecommendResult, Recommendation, Route
 from .reader import QueryReader
@@ -31,18 +33,20 @@ from .select import diverse_order
 
 class Recommender:
     """Ranks the papers of one index for drafts and passages. Its learned parts, the citation-tuned encoder
-    `head` and the `reranker`, are given (`load` finds those stored with the index); `encoder` replaces the
+    `head`, the `reranker` and the `local_reranker` of passages (trained on citation contexts), are given
+    (`load` finds those stored with the index); `encoder` replaces the
     English sentence encoder; `backend` retrieves the candidates: a Backend, or the URI of one
     (`backends.open_backend`; None: the index's own BM25 and dense retrievers, in this process)."""
 
     def __init__(self, index: Index, *, head: EncoderHead | None = None, reranker: Reranker | None = None,
-                 encoder=None, backend: Backend | str | None = None):
-        self.index, self.head, self.reranker = index, head, reranker
+                 encoder=None, backend: Backend | str | None = None, local_reranker: Reranker | None = None):
+        self.index, self.head, self.reranker, self.local_reranker = index, head, reranker, local_reranker
         self.encoder = encoder or get_encoder("sbert", index.manifest["max_tokens"])
         self.reader = QueryReader(index, self.encoder, head)
         self.dense = dense_retrievers(index, head)
         self.backend = backend if isinstance(backend, Backend) else open_backend(backend, index, self.dense, head)
         self.features = FeatureExtractor(index, self.backend, self.reader, self.dense)
+        self.local_features = LocalFeatureExtractor(self.features, self.dense)
 
     @classmethod
     def load(cls, directory: Path | str, backend: str | None = None) -> "Recommender":
@@ -54,7 +58,7 @@ class Recommender:
         `backend` a URI names (`backends.open_backend`; None: in process). A damaged learned file is a
         LearnedModelError, a backend that cannot serve the index a BackendError."""
         return cls(index, head=load_head(index.root, index.dense.shape[1]), reranker=load_reranker(index.root),
-                   backend=backend)
+                   backend=backend, local_reranker=load_reranker(index.root, local=True))
 
     def clear_caches(self) -> None:
         """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
@@ -74,16 +78,28 @@ class Recommender:
         return gather(query, config, self.route(query, config), Filters.of(query, self.index), index=self.index,
                       reader=self.reader, backend=self.backend)
 
+    def reranker_for(self, query: Query) -> Reranker | None:
+        """The learned model that reorders the query's pool: for a local query the passage reranker, when the index
+        has one trained on such queries (with a draft, or a passage alone), else the graph-trained reranker (None
+        when neither applies)."""
+        local = self.local_reranker
+        if query.is_local and local is not None and \
+                local.info.get("contexts_with_draft" if query.global_text else "contexts_without_draft", 1) > 0:
+            return local
+        return self.reranker
+
     def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
         """The top k (default `query.k`) corpus positions in final order, with their score components."""
         pool = self.candidate_pool(query, config)
         # the learned model was trained on English-field features: a query answered through the multilingual
         # field (another cosine scale, a gloss for BM25) keeps the fused order
         if config.rerank and not pool.route.multilingual and len(pool.candidates):
-            if self.reranker is None:
+            reranker = self.reranker_for(query)
+            if reranker is None:
                 raise not_trained(self.index.root, "learned model")
-            features = self.features.compute(pool)
-            pool.rescore(self.reranker.score(features), features)
+            extractor = self.local_features if reranker is self.local_reranker else self.features
+            features = extractor.compute(pool)
+            pool.rescore(reranker.score(features), features)
         weight = query.diversity if config.diversity is None else config.diversity
         order = diverse_order(pool.scores, lambda j: self.index.authors[pool.candidates[j]], k or query.k, weight,
                               config.diverse_pool, config.diverse_keep)
@@ -93,15 +109,16 @@ class Recommender:
 
     def recommend(self, query: Query, config: PipelineConfig | None = None) -> RecommendResult:
         """The top `query.k` papers with score components and an explanation each (by default the index's
-        learned reranker runs when it has one)."""
-        ranking = self.rank(query, config or DEFAULT.with_(rerank=self.reranker is not None))
+        learned reranker runs when it has one: for a passage, the passage reranker first)."""
+        reranker = self.reranker_for(query)
+        ranking = self.rank(query, config or DEFAULT.with_(rerank=reranker is not None))
         papers = self.index.papers(ranking.positions)
         why = explain.Explainer(self.reader.lexical_text(query.main_text, ranking.route), self.index.lexical)
         results = []
         for i, (pos, paper) in enumerate(zip(ranking.positions, papers)):
             components = {name: float(values[i]) for name, values in ranking.components.items()}
             via = ranking.via.get(pos)
-            drivers = self.reranker.drivers(ranking.features[i]) if ranking.features is not None else []
+            drivers = reranker.drivers(ranking.features[i]) if ranking.features is not None else []
             text = why.explain(paper, components, self.index.titles[via] if via is not None else None, drivers)
             results.append(Recommendation.of(paper, i + 1, float(ranking.scores[i]), components, text))
         return RecommendResult(results, ranking.route, papers)

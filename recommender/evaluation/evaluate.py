@@ -21,10 +21,11 @@ def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[s
     `on_query(method, ranked_ids)` sees every run.
 
     Methods that need the learned reranker or tuned encoder are skipped (with a note) when the recommender
-    has none."""
+    has none (for some query: local queries may use the passage reranker)."""
     methods = methods or METHODS
+    no_reranker = any(recommender.reranker_for(item.query) is None for item in queries)
     untrained = [name for name, c in methods.items()
-                 if (c.rerank and recommender.reranker is None) or (c.tuned == "on" and recommender.head is None)]
+                 if (c.rerank and no_reranker) or (c.tuned == "on" and recommender.head is None)]
     if untrained:
         print(f"skipping {', '.join(untrained)}: the index has no learned model (python -m recommender train)",
               file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import platform
 import random
 import time
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -112,21 +113,23 @@ def collect(recommender: Recommender, queries: list[EvalQuery], config: Pipeline
     return X, y, g, facts
 
 
-def make_model(kind: str = "lambdarank", seed: int = 0):
+def make_model(kind: str = "lambdarank", seed: int = 0, few_queries: bool = False):
     """"lambdarank": LightGBM trees trained to rank each query's whole pool (NaN-aware; best MRR on hep-th dev,
     bench/rerank_objectives.py); "hgb": gradient-boosted trees (NaN-aware); "logreg": standardised logistic
-    regression. The last two are pointwise classifiers."""
+    regression. The last two are pointwise classifiers. `few_queries`: fewer, smaller trees for a few hundred
+    training queries (citation contexts; bench/local_learning.py)."""
+    trees, leaves, least = (100, 7, 50) if few_queries else (300, 31, 20)
     if kind == "lambdarank":
         from lightgbm import LGBMRanker
 
-        return LGBMRanker(objective="lambdarank", n_estimators=300, learning_rate=0.05, num_leaves=31,
-                          min_child_samples=20, reg_lambda=1.0, random_state=seed, n_jobs=1, deterministic=True,
+        return LGBMRanker(objective="lambdarank", n_estimators=trees, learning_rate=0.05, num_leaves=leaves,
+                          min_child_samples=least, reg_lambda=1.0, random_state=seed, n_jobs=1, deterministic=True,
                           force_row_wise=True, verbose=-1)
     if kind == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, max_leaf_nodes=31,
-                                              min_samples_leaf=20, l2_regularization=1.0, random_state=seed)
+        return HistGradientBoostingClassifier(max_iter=trees, learning_rate=0.05, max_leaf_nodes=leaves,
+                                              min_samples_leaf=least, l2_regularization=1.0, random_state=seed)
     if kind == "logreg":
         from sklearn.impute import SimpleImputer
         from sklearn.linear_model import LogisticRegression
@@ -157,12 +160,14 @@ def group_sizes(groups: np.ndarray) -> np.ndarray:
 
 
 def fit(X: np.ndarray, y: np.ndarray, kind: str = "lambdarank", seed: int = 0,
-        groups: np.ndarray | None = None) -> Reranker:
-    """Fit a model (a ranker on each query's rows; a classifier with per-query balanced weights when `groups`
-    is given) and record what explanations need (feature means, spreads, directions, importance)."""
+        groups: np.ndarray | None = None, features: tuple[str, ...] = FEATURES,
+        few_queries: bool = False) -> Reranker:
+    """Fit a model (`make_model`) over the `features` columns of X (a ranker on each query's rows; a classifier
+    with per-query balanced weights when `groups` is given) and record what explanations need (feature means,
+    spreads, directions, importance)."""
     if len(set(y.tolist())) < 2:
         raise ValueError("training pairs hold only one class (need cited and non-cited papers)")
-    model = make_model(kind, seed)
+    model = make_model(kind, seed, few_queries)
     if kind == "lambdarank":
         if groups is None:
             raise ValueError("a ranker needs the query of every row (groups)")
@@ -175,14 +180,16 @@ def fit(X: np.ndarray, y: np.ndarray, kind: str = "lambdarank", seed: int = 0,
         weights = query_weights(y, groups)
         key = "sample_weight" if kind == "hgb" else "logisticregression__sample_weight"
         model.fit(X, y, **{key: weights})
-    means = np.nanmean(X, axis=0)
-    scales = np.nanstd(X, axis=0)
-    pos, neg = np.nanmean(X[y == 1], axis=0), np.nanmean(X[y == 0], axis=0)
+    with warnings.catch_warnings():  # a column that is NaN throughout (a passage without draft) has no mean
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.nanmean(X, axis=0)
+        scales = np.nanstd(X, axis=0)
+        pos, neg = np.nanmean(X[y == 1], axis=0), np.nanmean(X[y == 0], axis=0)
     signs = np.sign(np.nan_to_num(pos - neg))
     importance = np.abs(np.nan_to_num(pos - neg)) / np.where(scales > 0, scales, 1.0)
     info = {"model": kind, "feature_means": np.nan_to_num(means).tolist(), "feature_scales": np.nan_to_num(scales).tolist(),
             "feature_signs": signs.tolist(), "feature_importance": importance.tolist()}
-    return Reranker(model, FEATURES, info)
+    return Reranker(model, features, info)
 
 
 def train(recommender: Recommender, queries: list[EvalQuery], *, kind: str = "lambdarank",

@@ -1,0 +1,281 @@
+"""Training of the local reranker: a model over `local_features.LOCAL_FEATURES`, fitted on citation contexts
+(passages with [CIT] whose cited papers are known), so that an index without a citation graph learns too.
+
+    contexts = read_contexts("contexts.jsonl", recommender.index)
+    reranker = train_local(recommender, contexts)     # stored as <index>/learned/local_reranker.model
+
+A context file is JSONL (optionally gzipped), one citing context per line, as the benchmark query files:
+`context` (the passage, with [CIT] where the citations stood), `relevant` (ids of the papers it cites),
+optionally `citing_title`, `citing_abstract` (the draft, used as global context) and `citing_id` (the citing
+paper: never returned, and the unit of cross-validation: folds never split one citing paper's contexts).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import platform
+import random
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..config import METHODS, PipelineConfig
+from ..evaluation.metrics import summarize
+from ..evaluation.queries import EvalQuery
+from ..learned import Reranker, save_reranker
+from ..local_features import LOCAL_FEATURES
+from ..query import Query
+from ..recommender import Recommender
+from .reranker import fit
+
+FOLDS = 5
+PRIME_BATCH = 128  # contexts whose texts are encoded in one batch (two texts each fit the reader's cache)
+METRICS = ("ndcg@10", "recall@10", "mrr")  # recorded from the cross-validation
+
+
+@dataclass
+class ContextSet:
+    """The usable contexts of a file: queries, the citing paper of each (its fold unit), and what was left out."""
+
+    queries: list[EvalQuery]
+    groups: list[str]
+    skipped: int      # contexts none of whose cited papers is in the index
+    path: str
+    sha256: str
+
+    @property
+    def citing_papers(self) -> int:
+        return len(set(self.groups))
+
+
+@dataclass
+class PoolRows:
+    """One context's candidate pool: corpus positions, LOCAL_FEATURES rows, which are cited, the fused scores."""
+
+    candidates: np.ndarray
+    features: np.ndarray
+    cited: np.ndarray
+    fused: np.ndarray
+
+
+def pool_config(config: PipelineConfig | None = None) -> PipelineConfig:
+    """The pool the local model learns on and reranks: the `learned` method's (hybrid, graph expansion where
+    the index has a graph), plain order."""
+    return (config or METHODS["learned"]).with_(rerank=False, diversity=0.0)
+
+
+# -- the context file ------------------------------------------------------------------------------------
+def _lines(path: Path) -> list[str]:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"{path}: damaged gzip file ({exc})") from exc
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a UTF-8 JSONL context file (byte {exc.start} is not UTF-8)") from exc
+
+
+def _parse(line: str, number: int, path: Path) -> dict:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}, line {number}: not JSON ({exc.msg}); a context file has one JSON object "
+                         f"per line") from exc
+    if not isinstance(row, dict):
+        raise ValueError(f"{path}, line {number}: a JSON object is expected, not {type(row).__name__}")
+    if not isinstance(row.get("context"), str) or not row["context"].strip():
+        raise ValueError(f"{path}, line {number}: no \"context\" (the citing passage, with [CIT])")
+    relevant = row.get("relevant")
+    if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
+        raise ValueError(f"{path}, line {number}: \"relevant\" must be a non-empty list of paper ids")
+    for name in ("citing_title", "citing_abstract", "citing_id"):
+        if row.get(name) is not None and not isinstance(row[name], str):
+            raise ValueError(f"{path}, line {number}: \"{name}\" must be text")
+    return row
+
+
+def read_contexts(path: Path | str, index) -> ContextSet:
+    """The contexts of a file that cite at least one paper of the index; ValueError naming the line for a bad
+    record, and when no context cites a paper of the index."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"context file {path} does not exist")
+    queries, groups, skipped, rows = [], [], 0, 0
+    for number, line in enumerate(_lines(path), start=1):
+        if not line.strip():
+            continue
+        row = _parse(line, number, path)
+        rows += 1
+        relevant = {r for r in row["relevant"] if r in index.position}
+        if not relevant:
+            skipped += 1
+            continue
+        citing = row.get("citing_id") or ""
+        query = Query(title=row.get("citing_title") or "", abstract=row.get("citing_abstract") or "",
+                      context=row["context"], exclude={citing} if citing else set())
+        queries.append(EvalQuery(str(row.get("qid") or f"line{number}"), query, relevant))
+        # the fold unit: the citing paper (by id, else by title; a context without either stands alone)
+        groups.append(citing or (f"title:{query.title.strip().lower()}" if query.title.strip() else f"line{number}"))
+    if not rows:
+        raise ValueError(f"{path}: no contexts (an empty file)")
+    if not queries:
+        raise ValueError(f"{path}: none of its {rows} contexts cites a paper of this index (\"relevant\" holds "
+                         f"ids of the index's papers)")
+    return ContextSet(queries, groups, skipped, str(path.resolve()), hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def without_drafts(queries: list[EvalQuery]) -> list[EvalQuery]:
+    """The same contexts with the citing paper's title and abstract removed (a passage pasted alone)."""
+    return [EvalQuery(q.qid, replace(q.query, title="", abstract=""), q.relevant) for q in queries]
+
+
+# -- folds -----------------------------------------------------------------------------------------------
+def grouped_folds(groups: list[str], k: int = FOLDS, seed: int = 0) -> np.ndarray:
+    """A fold number per item such that all items of a group share a fold: groups in a seeded random order, the
+    largest first, each into the fold with the fewest items so far. Fewer than k groups give one fold each."""
+    names = sorted(set(groups))
+    if len(names) < 2:
+        raise ValueError("cross-validation needs contexts from at least two citing papers")
+    k = min(k, len(names))
+    sizes = {name: 0 for name in names}
+    for g in groups:
+        sizes[g] += 1
+    random.Random(seed).shuffle(names)
+    names.sort(key=lambda name: -sizes[name])  # stable: equal sizes keep the shuffled order
+    load, fold_of = [0] * k, {}
+    for name in names:
+        fold = min(range(k), key=lambda f: (load[f], f))
+        fold_of[name] = fold
+        load[fold] += sizes[name]
+    return np.array([fold_of[g] for g in groups], dtype=np.int64)
+
+
+# -- pools, fitting, cross-validation ---------------------------------------------------------------------
+def collect_pools(recommender: Recommender, queries: list[EvalQuery], config: PipelineConfig | None = None,
+                  progress: bool = True) -> list[PoolRows]:
+    """Each context's pool with its LOCAL_FEATURES rows (the recommender's own extractor and retrievers)."""
+    config = pool_config(config)
+    index, out = recommender.index, []
+    for i, item in enumerate(tqdm(queries, desc="context pools", disable=not progress)):
+        if i % PRIME_BATCH == 0:  # encode the next passages and drafts together (one at a time is slower)
+            recommender.reader.prime([q.query for q in queries[i:i + PRIME_BATCH]], config)
+        pool = recommender.candidate_pool(item.query, config)
+        features = recommender.local_features.compute(pool)
+        cited = np.array([index.ids[c] in item.relevant for c in pool.candidates], dtype=bool)
+        out.append(PoolRows(np.asarray(pool.candidates), features, cited, np.asarray(pool.scores)))
+    return out
+
+
+def stack(pools: list[PoolRows]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X, y and the query of every row over the pools that hold a cited paper (the others teach nothing)."""
+    kept = [p for p in pools if p.cited.any()]
+    if not kept:
+        raise ValueError("no context has a cited paper in its candidate pool: nothing to learn from")
+    X = np.concatenate([p.features for p in kept])
+    y = np.concatenate([p.cited for p in kept]).astype(np.int8)
+    g = np.concatenate([np.full(len(p.cited), i) for i, p in enumerate(kept)])
+    return X, y, g
+
+
+def fit_pools(pools: list[PoolRows], kind: str = "lambdarank", seed: int = 0) -> Reranker:
+    """A model over LOCAL_FEATURES, sized for a few hundred contexts."""
+    X, y, g = stack(pools)
+    return fit(X, y, kind, seed, g, features=LOCAL_FEATURES, few_queries=True)
+
+
+def out_of_fold(pools: list[PoolRows], folds: np.ndarray, held: int, kind: str = "lambdarank",
+                seed: int = 0) -> list[np.ndarray]:
+    """Scores of the first `held` pools, each from the model fitted on the pools of the other folds."""
+    scores: list[np.ndarray] = [np.zeros(0, np.float32)] * held
+    for fold in np.unique(folds[:held]):
+        model = fit_pools([p for p, f in zip(pools, folds) if f != fold], kind, seed)
+        for i in np.flatnonzero(folds[:held] == fold):
+            if len(pools[i].candidates):
+                scores[i] = model.score(pools[i].features)
+    return scores
+
+
+def ranked_ids(pool: PoolRows, scores: np.ndarray, ids: list[str]) -> list[str]:
+    """The pool's paper ids by descending score (ties in pool order, as `select.diverse_order` with weight 0)."""
+    return [ids[int(pool.candidates[j])] for j in np.argsort(-scores, kind="stable")]
+
+
+def cross_validate(pools: list[PoolRows], queries: list[EvalQuery], folds: np.ndarray, ids: list[str],
+                   kind: str = "lambdarank", seed: int = 0) -> dict[str, dict[str, float]]:
+    """Metrics of the fused order and of the out-of-fold learned order of the first len(queries) pools (the
+    contexts as given; any further pools are extra training rows, such as draft-less copies, whose fold must be
+    their original's)."""
+    held = len(queries)
+    learned = out_of_fold(pools, folds, held, kind, seed)
+    runs = {"fused": [(ranked_ids(p, p.fused, ids), q.relevant) for p, q in zip(pools, queries)],
+            "learned": [(ranked_ids(p, s, ids), q.relevant) for p, s, q in zip(pools, learned, queries)]}
+    return {name: {m: round(summarize(r)[m], 4) for m in METRICS} for name, r in runs.items()}
+
+
+def pool_recall(pools: list[PoolRows], queries: list[EvalQuery]) -> float:
+    """Share of the cited papers that the pools hold."""
+    total = sum(len(q.relevant) for q in queries)
+    return round(sum(int(p.cited.sum()) for p, q in zip(pools, queries)) / total, 4) if total else 0.0
+
+
+def train_local(recommender: Recommender, contexts: ContextSet, *, kind: str = "lambdarank", seed: int = 0,
+                folds: int = FOLDS, save: bool = True, progress: bool = True,
+                config: PipelineConfig | None = None) -> Reranker:
+    """Fit the local reranker on every context, after cross-validating it by citing paper (recorded in
+    `info["cross_validation"]`: None with a single citing paper), and store it with the index (`save`) unless
+    the cross-validation found it ranking worse than the untrained order (`info["stored"]` says which). The info
+    also counts the contexts with and without a draft: the model serves only the kinds of query it learned from."""
+    started = time.time()
+    pools = collect_pools(recommender, contexts.queries, config, progress)
+    collected = time.time()
+    validation, used = None, 0
+    if contexts.citing_papers >= 2:
+        fold = grouped_folds(contexts.groups, folds, seed)
+        validation, used = cross_validate(pools, contexts.queries, fold, recommender.index.ids, kind, seed), \
+            int(fold.max()) + 1
+    reranker = fit_pools(pools, kind, seed)
+    drafted = sum(bool(q.query.global_text) for q in contexts.queries)
+    reranker.info.update({
+        "mode": "local", "source": contexts.path, "source_sha256": contexts.sha256,
+        "contexts": len(contexts.queries), "contexts_with_draft": drafted,
+        "contexts_without_draft": len(contexts.queries) - drafted, "contexts_skipped": contexts.skipped,
+        "citing_papers": contexts.citing_papers, "queries_used": sum(bool(p.cited.any()) for p in pools),
+        "pairs": int(sum(len(p.cited) for p in pools)), "pool_recall": pool_recall(pools, contexts.queries),
+        "cross_validation": validation, "folds": used, "seed": seed,
+        "field": recommender.route(contexts.queries[0].query, pool_config(config)).field,
+        "trained": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "index_version": recommender.index.version.name,
+        "python": platform.python_version(), "collect_seconds": round(collected - started, 1),
+        "fit_seconds": round(time.time() - collected, 1)})
+    reranker.info["stored"] = save and not loses(validation)
+    if reranker.info["stored"]:
+        save_reranker(recommender.index.root, reranker, local=True)
+    return reranker
+
+
+def loses(validation: dict | None) -> bool:
+    """Whether the cross-validated model ranks worse (nDCG@10) than the untrained order."""
+    return validation is not None and validation["learned"]["ndcg@10"] < validation["fused"]["ndcg@10"]
+
+
+def summary(info: dict, path) -> str:
+    """What `train --contexts` did, for people."""
+    text = (f"trained on {info['contexts']} contexts from {info['citing_papers']} citing papers "
+            f"({info['pairs']} pairs; pool recall {info['pool_recall']:.3f}) in "
+            f"{info['collect_seconds'] + info['fit_seconds']:.0f} s")
+    validation = info["cross_validation"]
+    if validation is None:
+        text += "; not cross-validated (contexts of a single citing paper)"
+    else:
+        fused, learned = validation["fused"]["ndcg@10"], validation["learned"]["ndcg@10"]
+        text += (f"; cross-validated by citing paper ({info['folds']} folds): nDCG@10 {fused:.4f} untrained, "
+                 f"{learned:.4f} learned")
+    if info["stored"]:
+        return text + f"; model written to {path}"
+    return text + f"; the model ranks worse than the untrained order, so it was not stored ({path} is unchanged)"
