@@ -16,8 +16,10 @@ one after the other, so that each one's peak memory is its own:
             config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the
             draft's title and abstract), each text seen once.
 
-A watchdog stops a process whose resident memory passes --max-rss-gib, or when the machine's available memory
-falls under 1 GiB; larger sizes are then skipped. Results: bench/results/scale.json (merged by size, so sizes
+Every time is taken as wall time and as the process's CPU time: on a machine shared with other jobs the latter is
+what the work costs. The query process runs the encoder on --query-threads threads (1 by default: on a loaded
+machine two threads wait for each other). A watchdog stops a process whose resident memory passes --max-rss-gib,
+or when the machine's available memory falls under 1 GiB; larger sizes are then skipped. Results: bench/results/scale.json (merged by size, so sizes
 can be run one at a time), plot: docs/scale.svg. --reuse keeps a size's corpus and index from an earlier run.
 """
 from __future__ import annotations
