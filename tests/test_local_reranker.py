@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 from recommender import Query, Recommender
 from recommender.config import DEFAULT, METHODS
+from recommender.documents.model import Document, Marker, Passage
 from recommender.features import FEATURES
 from recommender.learned import LearnedModelError, describe_learned, load_reranker, model_path, save_reranker
 from recommender.local_features import LOCAL_FEATURES, citing_sentences, venue_key
+from recommender.review import DocumentReviewer
 from recommender.training import local
 from recommender.training import reranker as rr
 
@@ -253,6 +255,20 @@ def test_the_passage_reranker_serves_local_queries_only(local_trained):
     # a passage pasted alone: the model learned from passages with drafts, so the fused order
     alone = Query(context="Ranking functions weight terms [CIT].", diversity=0.0)
     assert rec.reranker_for(alone) is None and "learned" not in rec.recommend(alone)[0].components
+
+
+def test_a_review_answers_its_placeholders_with_the_passage_reranker(local_trained):
+    rec = Recommender.load(local_trained)
+    text = "Term weighting with BM25 [CIT] is the usual first stage."
+    start = text.index("[CIT]")
+    document = Document(title=DRAFTS["draft-ir"][0], abstract=DRAFTS["draft-ir"][1], references=[], kind="text",
+                        passages=[Passage(text, [Marker("[CIT]", start, start + 5, placeholder=True)], line=1)])
+    place = DocumentReviewer(rec).places(document, [], set(), 5)[0]
+    query = Query(title=document.title, abstract=document.abstract, context=place.context, k=5, diversity=0.0)
+    learned = rec.rank(query, DEFAULT.with_(rerank=True))
+    assert [s.paper_id for s in place.suggestions] == [rec.index.ids[p] for p in learned.positions]
+    assert [s.score for s in place.suggestions] == pytest.approx(learned.scores.tolist())
+    assert not np.allclose(rec.rank(query, DEFAULT).scores, learned.scores)  # not the fused scores
 
 
 def test_the_graph_reranker_keeps_global_queries(local_trained, tmp_path):
