@@ -101,7 +101,8 @@ def cmd_evaluate(args) -> int:
     unknown = set(args.methods or []) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {sorted(METHODS)}")
-    if any(METHODS[m].rerank for m in args.methods or []) and recommender.reranker is None:
+    if any(METHODS[m].rerank for m in args.methods or []) and \
+            any(recommender.reranker_for(item.query) is None for item in queries):
         raise not_trained(args.index, "learned model")  # asked for by name: an error, not a skip
     results = evaluate(recommender, queries, {m: METHODS[m] for m in args.methods} if args.methods else None,
                        depth=args.depth)
