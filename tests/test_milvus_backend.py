@@ -17,7 +17,7 @@ from recommender import Query, Recommender, cli  # noqa: E402
 from recommender.backends import BackendError, Filters, open_backend  # noqa: E402
 from recommender.backends.milvus import parse_target  # noqa: E402
 from recommender.backends.milvus_load import load_index  # noqa: E402
-from recommender.config import DEFAULT, METHODS  # noqa: E402
+from recommender.config import METHODS  # noqa: E402
 from recommender.evaluation.evaluate import evaluate  # noqa: E402
 from recommender.evaluation.queries import queries_for_papers  # noqa: E402
 from recommender.index import Index, add_to_index, build_index  # noqa: E402

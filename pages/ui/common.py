@@ -130,8 +130,11 @@ def _index(directory: str, version: str) -> Index:
 def backend_of(directory: str) -> str | None:
     """$CITREC_BACKEND (milvus:PATH.db, milvus://host:port) for the default corpus ($CITREC_INDEX, else the demo);
     None (search in process) for the corpora imported here."""
-    backend, default = os.environ.get("CITREC_BACKEND"), os.environ.get("CITREC_INDEX") or demo_index().directory
-    return backend if backend and default and Path(directory).resolve() == Path(default).resolve() else None
+    backend = os.environ.get("CITREC_BACKEND")
+    if not backend:
+        return None
+    default = os.environ.get("CITREC_INDEX") or demo_index().directory
+    return backend if default and Path(directory).resolve() == Path(default).resolve() else None
 
 
 @st.cache_resource(show_spinner="Loading the language model (first start only)…", max_entries=8)

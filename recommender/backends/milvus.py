@@ -309,14 +309,15 @@ class LexicalScores(Scores):
         return self.ranked
 
     def fill(self, positions: list[int]) -> None:
-        """Ask Milvus for every text's score of the positions not yet known (0 where a text shares nothing)."""
-        for i, (terms, _) in enumerate(self.texts):
-            missing = [p for p in positions if p not in self.known[i]]
-            for start in range(0, len(missing), MAX_LIMIT):
-                chunk = missing[start:start + MAX_LIMIT]
-                scores = self.backend.search("bm25", [terms], len(chunk), f"pos in {chunk}",
-                                             {"metric_type": "BM25"})[0]
-                self.known[i].update({p: scores.get(p, 0.0) for p in chunk})
+        """Ask Milvus for every text's score of the positions some text does not know yet (one search restricted
+        to them; 0 where a text shares nothing with a paper)."""
+        missing = [p for p in positions if any(p not in known for known in self.known)]
+        terms = [t for t, _ in self.texts]
+        for start in range(0, len(missing), MAX_LIMIT):
+            chunk = missing[start:start + MAX_LIMIT]
+            found = self.backend.search("bm25", terms, len(chunk), f"pos in {chunk}", {"metric_type": "BM25"})
+            for known, scores in zip(self.known, found):
+                known.update({p: scores.get(p, 0.0) for p in chunk})
 
     def combine(self, positions: list[int]) -> np.ndarray:
         total = np.zeros(len(positions), dtype=np.float32)
