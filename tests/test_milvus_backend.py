@@ -3,6 +3,9 @@ rankings as the in-process engine, and the faults (unreachable, missing, built f
 import json
 import shutil
 import socket
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -186,6 +189,39 @@ def test_trained_encoder_vectors_are_loaded_and_checked(small_index, tmp_path):
     assert there.positions == here.positions
     with pytest.raises(BackendError, match="another encoder for its tuned vectors"):
         Recommender(index, head=head(0.1), backend=f"milvus:{path}")
+
+
+@pytest.fixture
+def milvus_server(tmp_path):
+    """A Milvus server on localhost (milvus-lite's, in its own process): its milvus:// URI."""
+    port = closed_port()
+    server = subprocess.Popen([sys.executable, "-m", "milvus_lite.cmdline", "server", "--data-dir",
+                               str(tmp_path / "server.db"), "--host", "127.0.0.1", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    assert server.poll() is None, server.stderr.read().decode()
+    yield server, f"milvus://127.0.0.1:{port}"
+    server.kill()
+    server.wait()
+
+
+def test_a_server_serves_until_it_goes_away(small_index, small_recommender, milvus_server):
+    server, uri = milvus_server
+    index = Index.load(small_index)
+    load_index(index, parse_target(uri), progress=False)
+    rec = Recommender(index, backend=uri)
+    query = Query(title="Citation recommendation", abstract="We recommend references for a draft paper.")
+    assert rec.rank(query).positions == small_recommender.rank(query).positions
+    server.kill()
+    server.wait()
+    with pytest.raises(BackendError, match=r"Milvus at milvus://127\.0\.0\.1:\d+ .*: bm25 search failed"):
+        rec.recommend(Query(title="Another question entirely", abstract="Asked after the server stopped."))
 
 
 def test_an_unreachable_server_is_a_clear_error(small_index):
