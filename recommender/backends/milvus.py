@@ -193,23 +193,31 @@ class MilvusBackend(Backend):
     name = "milvus"
 
     def __init__(self, target: MilvusTarget, index, head=None):
-        self.target, self.index = target, index
-        self.client = connect(target)
         from pymilvus import MilvusException
 
-        self.failure = MilvusException
+        self.target, self.index, self.failure = target, index, MilvusException  # failure: what a call may raise
+        self.venue_names = venue_names(index)
+        self.client = connect(target)
+        try:
+            self.check(head)
+        except BaseException:
+            self.client.close()
+            raise
+
+    def check(self, head) -> None:
+        """Refuse a missing collection, or one built from another index version or with other encoders; load it."""
+        target, root = self.target, self.index.root
         try:
             if not self.client.has_collection(target.collection):
                 raise BackendError(f"{target} does not exist; fill it with `python -m recommender milvus-load "
-                                   f"--index {index.root} --uri ...`")
+                                   f"--index {root} --uri ...`")
             found = self.client.describe_collection(target.collection).get("properties") or {}
-            problem = mismatch(found, index, head, target)
+            problem = mismatch(found, self.index, head, target)
             if problem:
-                raise BackendError(f"{problem}; run `python -m recommender milvus-load --index {index.root}` again")
+                raise BackendError(f"{problem}; run `python -m recommender milvus-load --index {root}` again")
             self.client.load_collection(target.collection, timeout=CALL_TIMEOUT)
-        except MilvusException as exc:
+        except self.failure as exc:
             raise milvus_error(target, "opening the collection", exc) from exc
-        self.venue_names = venue_names(index)
 
     def close(self) -> None:
         self.client.close()
