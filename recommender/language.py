@@ -156,17 +156,43 @@ def separate_scripts(text: str) -> str:
 
 _STOPWORD_LISTS = {"da": "DANISH", "de": "GERMAN", "es": "SPANISH", "fr": "FRENCH", "it": "ITALIAN", "nl": "DUTCH",
                    "no": "NORWEGIAN", "pt": "PORTUGUESE", "ru": "RUSSIAN", "sv": "SWEDISH", "tr": "TURKISH"}
+# Words of academic prose that carry no topic, for languages whose bm25s list lacks them (Chinese has no list
+# there that fits: bm25s's general one also drops 相似 "similar", 任务 "task", 结合 "combine"). Chinese: pronouns,
+# conjunctions, discourse adverbs and light verbs (进行 "carry out", 加以, 采用 "adopt"); German: adverbs,
+# conjunctions and auxiliaries missing from bm25s's German list. Glossed, each of them only adds noise words.
+_FUNCTION_WORDS = {
+    "zh": frozenset("""
+        我们 我们的 他们 她们 它们 其中 其他 其它 其余 这些 这个 这种 这类 这样 此外 那些 那个 那种 本文 之一 一个 一种
+        一些 一类 一项 一篇 某些 某种 各种 各类 各自 各项 每个 每种 以及 及其 或者 或是 还是 并且 而且 而是 但是 然而
+        不过 因此 所以 因为 由于 从而 由此 于是 因而 进而 例如 比如 譬如 即使 尽管 虽然 如果 若是 一旦 只要 除了 另外
+        同时 首先 其次 最后 然后 随后 后来 之后 之前 以来 以上 以下 之上 之下 之间 之中 当中 方面 也是 都是 就是 只是
+        仅仅 已经 仍然 依然 一直 曾经 正在 将会 能够 可以 可能 应该 应当 需要 必须 通过 利用 使用 采用 借助 根据 依据
+        按照 对于 关于 针对 作为 成为 进行 加以 予以 得到 获得 具有 存在 包括 包含 如何 什么 哪些 是否 非常 十分 较为
+        更加 尤其 特别 主要 通常 往往 常常 一般 大多 大多数 许多 很多 多种 多个 多项 几乎 所有 全部 任何 近年来 近来
+        目前 当前 如今 已有 现有 分别 不断 逐渐 进一步 并非 不是 没有 无需 不仅 即可 等等 所谓 认为 表明 指出 出现
+        """.split()),
+    "de": frozenset("""
+        jedoch sowie bzw etwa daher deshalb dabei allerdings zudem außerdem bereits meist meistens oft sogar ohnehin
+        zuerst zunächst schließlich insbesondere bisher weiterhin dennoch hingegen dagegen stattdessen statt anhand
+        mittels mithilfe sowohl beide beiden mehrere vielen viele wenige jeweils wurde wurden worden sollten sollen
+        immer kaum danach davon dafür darauf daraus darin dadurch hierbei hierfür somit eher ebenfalls ebenso wobei
+        zwar neben gegenüber usw lassen lässt gilt gelten gibt ganz sehr weitere weiteren weiterer zuletzt inzwischen
+        deren dessen denen sodass
+        """.split()),
+}
 _WORD_RE = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 
 
 def stopwords(code: str) -> frozenset[str]:
-    """Lower-case stop words of a language (the lists that ship with bm25s); empty when none is known."""
+    """Lower-case stop words of a language (the lists that ship with bm25s, and the function words above);
+    empty when none is known."""
+    extra = _FUNCTION_WORDS.get(code, frozenset())
     name = _STOPWORD_LISTS.get(code)
     if name is None:
-        return frozenset()
+        return extra
     import bm25s.stopwords
 
-    return frozenset(getattr(bm25s.stopwords, f"STOPWORDS_{name}", ()))
+    return frozenset(getattr(bm25s.stopwords, f"STOPWORDS_{name}", ())) | extra
 
 
 def cross_language_terms(text: str, code: str) -> str:
@@ -246,6 +272,11 @@ _NON_LATIN_LANGUAGES = {
     "Hebrew": {"he", "yi"},
     "Devanagari": {"hi", "mr", "ne", "sa", "new", "bh", "mai", "bpy", "gom"},
 }
+
+
+def writes_in_latin(code: str) -> bool:
+    """Whether a language is written in the Latin script (a Latin word in a Chinese text is a borrowed term)."""
+    return code not in _SCRIPT_LANGUAGE.values() and not any(code in codes for codes in _NON_LATIN_LANGUAGES.values())
 
 
 def script_matches(code: str, script: str) -> bool:

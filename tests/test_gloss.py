@@ -52,6 +52,38 @@ def test_glossary_translates_word_by_word():
         Glossary(words, vectors[:3])
 
 
+def test_terms_and_acronyms_stay_and_function_words_go():
+    words = ["filtering", "collaborative", "reranking", "citation", "citations", "latent", "search"]
+    glossary = Glossary(words, np.eye(len(words), dtype=np.float32))
+    vectors = {"协同": [0, 1, 0, 0, 0, 0, 0], "过滤": [1, 0, 0, 0, 0, 0, 0], "Reranking": [0, 0, 1, 0, 0, 0, 0],
+               "Suche": [0, 0, 0, 0, 0, 0, 1]}
+    asked = []
+
+    def encode(ws):
+        asked.extend(ws)
+        return np.array([vectors.get(w, [0.0] * len(words)) for w in ws], dtype=np.float32)  # others: no neighbour
+
+    # Chinese: the Latin-script term and the acronym stay, function words (我们, 进行) are dropped unread
+    assert glossary.translate("我们进行协同过滤（CF）并用 SGD-Solver 训练 [CIT]", "zh", encode).split()[:3] == [
+        "collaborative", "filtering", "CF"]
+    assert "SGD-Solver" in glossary.translate("用 SGD-Solver", "zh", encode).split()
+    assert not {"我们", "进行"} & set(asked)
+    # German: a hyphenated word is read part by part (a known part stays as written), an acronym stays, Latin
+    # cognates are read as the corpus word
+    asked.clear()
+    gloss = glossary.translate("BERT-Reranking von Zitationen mit latenten CF-Modellen und Suche [CIT]", "de", encode)
+    assert gloss.split() == ["BERT", "Reranking", "citation", "citations", "latent", "CF", "search"]
+    assert "Zitationen" not in asked and "latenten" not in asked  # cognates need no encoder
+    assert glossary.cognates("Suche", "de") == [] and glossary.cognates("Zitationen", "fr") == []
+
+
+def test_a_german_passage_is_read_with_its_cognates(recommender):
+    text = "Lokale Alignments werden mit einer Rekurrenz der dynamischen Programmierung berechnet [CIT]."
+    ranking = recommender.rank(Query(context=text, k=3))
+    assert {"recurrence", "dynamic"} <= set(ranking.route.gloss.split())
+    assert recommender.index.ids[ranking.positions[0]] == "bio2"
+
+
 def test_index_stores_the_glossary_with_the_multilingual_field(recommender, tmp_path, corpus_records):
     glossary = recommender.index.glossary
     assert {"documents", "protein", "convolutional"} <= set(glossary.words)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
-                                  separate_scripts)
+                                  separate_scripts, stopwords, writes_in_latin)
 from recommender.config import DEFAULT
 from recommender.query import Query
 from recommender.reader import NO_MULTILINGUAL_FIELD, QueryReader
@@ -128,6 +128,20 @@ def test_cross_language_terms_keep_what_an_english_index_can_match():
     assert {"BM25", "IBM-Modell", "Methode"} <= set(kept)
     assert not {"Es", "dass", "die", "mit", "und", "dem"} & set(kept)
     assert cross_language_terms("基于BERT的引文推荐", "zh") == "基于 BERT 的引文推荐"
+
+
+def test_stop_words_of_academic_prose():
+    chinese = stopwords("zh")
+    assert {"我们", "进行", "然而", "通过"} <= chinese
+    assert not {"相似", "任务", "检索", "推荐"} & chinese  # topic words that a general list would drop
+    german = stopwords("de")
+    assert {"jedoch", "wurden", "insbesondere", "die", "und"} <= german and "zitation" not in german
+    assert stopwords("en") == frozenset() and stopwords("xx") == frozenset()
+
+
+def test_languages_written_in_latin():
+    assert all(writes_in_latin(code) for code in ("en", "de", "fr", "tr", "vi"))
+    assert not any(writes_in_latin(code) for code in ("zh", "ja", "ko", "th", "ru", "ar", "el", "hi"))
 
 
 def test_corpus_languages():
