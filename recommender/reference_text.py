@@ -80,6 +80,16 @@ _COMPOUND_ENDINGS = {"based", "aware", "level", "scale", "specific", "driven", "
 _COMPOUND_PREFIXES = {"self", "non", "cross", "semi", "state", "co", "well", "two", "three", "multi"}
 
 
+def decode_text(data: bytes) -> str:
+    """Text from bytes: UTF-16 with its byte-order mark, else UTF-8, else Windows-1252 (older Windows editors)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
 def decode_reference_bytes(data: bytes) -> str:
     """The text of an uploaded reference file; a binary file (PDF, Word, image, ...) raises ValueError."""
     if data.startswith(b"%PDF"):
@@ -90,13 +100,7 @@ def decode_reference_bytes(data: bytes) -> str:
                          "Copy the reference list out of it and paste it here, or save it as .txt or .bib.")
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", errors="replace")
-    else:
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = data.decode("cp1252", errors="replace")  # a list saved by an older Windows editor
+    text = decode_text(data)
     check_is_text(text)
     return text
 

@@ -15,6 +15,7 @@ import zipfile
 from io import BytesIO
 from pathlib import Path
 
+from ..reference_text import decode_text
 from .errors import DocumentError
 from .model import Document
 
@@ -116,15 +117,7 @@ def _check_size(size: int, name: str) -> None:
 
 def _decode(data: str | bytes, what: str) -> str:
     """Text from bytes (UTF-8, UTF-16 with its mark, else Windows-1252); binary data is refused."""
-    if isinstance(data, str):
-        text = data
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", errors="replace")
-    else:
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = data.decode("cp1252", errors="replace")
+    text = data if isinstance(data, str) else decode_text(data)
     controls = sum(1 for ch in text[:200_000] if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v")
     if "\x00" in text[:200_000] or controls > MAX_BINARY_SHARE * min(len(text), 200_000):
         raise DocumentError(f"{what[0].upper()}{what[1:]} holds binary data, not text, and is of no format that "

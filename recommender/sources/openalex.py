@@ -182,7 +182,8 @@ class OpenAlexDownload:
     def run(self) -> Summary:
         partial = PartialDownload(self.out, self.settings())
         state = partial.open() or {"stage": "seed", "cursor": "*"}
-        return run_stages(partial, state, {"seed": self._seed_page, "refs": self._refs_batch, "cites": self._cites_page},
+        stages = {"seed": self._seed_page, "refs": self._refs_batch, "cites": self._cites_page}
+        return run_stages(partial, state, stages,
                           "OpenAlex works", self.progress, self._finish)
 
     # ------------------------------------------------------------------ stages
@@ -215,11 +216,12 @@ class OpenAlexDownload:
             self._wanted_refs = sorted({ref for r in seeds for ref in r["references"]} - seed_ids)
         start = state["batch"] * ID_BATCH
         batch = self._wanted_refs[start:start + ID_BATCH]
-        if not batch or self._expansion_full(partial):
+        if not batch or partial.expansion_full(self.expand_limit, self.notes):
             partial.save([], "ref", self._after_refs())
             return self._after_refs()
         page = self._list(Works().filter_or(openalex=batch), per_page=len(batch))
-        records = self._expansion_room(partial, page["results"])
+        works = [r for r in map(work_record, page["results"]) if r is not None]
+        records = partial.expansion_room(works, self.expand_limit)
         following = {"stage": "refs", "batch": state["batch"] + 1}
         partial.save(records, "ref", following)
         return following
@@ -229,29 +231,17 @@ class OpenAlexDownload:
             self._seeds = sorted(r["id"] for r in partial.records("seed"))
         start = state["batch"] * CITES_BATCH
         batch = self._seeds[start:start + CITES_BATCH]
-        if not batch or self._expansion_full(partial):
+        if not batch or partial.expansion_full(self.expand_limit, self.notes):
             partial.save([], "cite", {"stage": "done"})
             return {"stage": "done"}
         page = self._list(Works().filter_or(cites=batch), cursor=state["cursor"], per_page=PAGE_SIZE)
-        records = self._expansion_room(partial, page["results"])
+        works = [r for r in map(work_record, page["results"]) if r is not None]
+        records = partial.expansion_room(works, self.expand_limit)
         cursor = page["meta"].get("next_cursor")
         following = ({"stage": "cites", "batch": state["batch"], "cursor": cursor} if page["results"] and cursor
                      else {"stage": "cites", "batch": state["batch"] + 1, "cursor": "*"})
         partial.save(records, "cite", following)
         return following
-
-    def _expansion_room(self, partial: PartialDownload, works: list) -> list[dict]:
-        records = [r for r in map(work_record, works) if r is not None and r["id"] not in partial.seen]
-        if self.expand_limit is None:
-            return records
-        return records[: max(0, self.expand_limit - partial.hops["ref"] - partial.hops["cite"])]
-
-    def _expansion_full(self, partial: PartialDownload) -> bool:
-        full = self.expand_limit is not None and partial.hops["ref"] + partial.hops["cite"] >= self.expand_limit
-        note = f"the expansion stopped at --expand-limit {self.expand_limit} papers"
-        if full and note not in self.notes:
-            self.notes.append(note)
-        return full
 
     # ------------------------------------------------------------------ requests and the result
 

@@ -91,6 +91,21 @@ class PartialDownload:
                 if "record" in entry and (hop is None or entry["hop"] == hop):
                     yield entry["record"]
 
+    def expansion_room(self, records: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+        """The records not saved yet, cut to what `limit` (papers added by expansion, None: no limit) leaves."""
+        fresh = [r for r in records if r["id"] not in self.seen]
+        if limit is None:
+            return fresh
+        return fresh[: max(0, limit - self.hops["ref"] - self.hops["cite"])]
+
+    def expansion_full(self, limit: int | None, notes: list[str]) -> bool:
+        """Whether expansion has added `limit` papers (never, without a limit); if so, `notes` says it once."""
+        full = limit is not None and self.hops["ref"] + self.hops["cite"] >= limit
+        note = f"the expansion stopped at --expand-limit {limit} papers"
+        if full and note not in notes:
+            notes.append(note)
+        return full
+
     def parts(self) -> dict[str, int]:
         """How many records each hop added, named for the summary."""
         return {"seeds": self.hops["seed"], "referenced": self.hops["ref"], "citing": self.hops["cite"]}

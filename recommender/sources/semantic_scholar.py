@@ -122,7 +122,8 @@ class SemanticScholarDownload:
     def run(self) -> Summary:
         partial = PartialDownload(self.out, self.settings())
         state = partial.open() or {"stage": "seed", "batch": 0}
-        return run_stages(partial, state, {"seed": self._seed_batch, "refs": self._refs_batch, "cites": self._cites_page},
+        stages = {"seed": self._seed_batch, "refs": self._refs_batch, "cites": self._cites_page}
+        return run_stages(partial, state, stages,
                           "Semantic Scholar papers", self.progress, self._finish)
 
     # ------------------------------------------------------------------ stages
@@ -150,17 +151,17 @@ class SemanticScholarDownload:
             self._wanted_refs = sorted({ref for r in seeds for ref in r["references"]} - {r["s2"] for r in seeds})
         start = state["batch"] * BATCH
         ids = self._wanted_refs[start:start + BATCH]
-        if not ids or self._expansion_full(partial):
+        if not ids or partial.expansion_full(self.expand_limit, self.notes):
             partial.save([], "ref", self._after_refs())
             return self._after_refs()
         following = {"stage": "refs", "batch": state["batch"] + 1}
-        partial.save(self._room(partial, self._records(self._lookup(ids))), "ref", following)
+        partial.save(partial.expansion_room(self._records(self._lookup(ids)), self.expand_limit), "ref", following)
         return following
 
     def _cites_page(self, partial: PartialDownload, state: dict) -> dict:
         if self._seed_papers is None:
             self._seed_papers = [r["id"] for r in partial.records("seed")]
-        if state["seed"] >= len(self._seed_papers) or self._expansion_full(partial):
+        if state["seed"] >= len(self._seed_papers) or partial.expansion_full(self.expand_limit, self.notes):
             partial.save([], "cite", {"stage": "done"})
             return {"stage": "done"}
         paper = self._seed_papers[state["seed"]]
@@ -182,21 +183,8 @@ class SemanticScholarDownload:
                 following = {"stage": "cites", "seed": state["seed"], "offset": following_offset}
             else:
                 self.notes.append(f"{paper}: only its first {CITATION_WINDOW} citations were fetched (the API's limit)")
-        partial.save(self._room(partial, records), "cite", following)
+        partial.save(partial.expansion_room(records, self.expand_limit), "cite", following)
         return following
-
-    def _room(self, partial: PartialDownload, records: list[dict]) -> list[dict]:
-        fresh = [r for r in records if r["id"] not in partial.seen]
-        if self.expand_limit is None:
-            return fresh
-        return fresh[: max(0, self.expand_limit - partial.hops["ref"] - partial.hops["cite"])]
-
-    def _expansion_full(self, partial: PartialDownload) -> bool:
-        full = self.expand_limit is not None and partial.hops["ref"] + partial.hops["cite"] >= self.expand_limit
-        note = f"the expansion stopped at --expand-limit {self.expand_limit} papers"
-        if full and note not in self.notes:
-            self.notes.append(note)
-        return full
 
     # ------------------------------------------------------------------ requests and the result
 
