@@ -18,6 +18,7 @@ from typing import Iterable
 
 from rapidfuzz.distance import OSA
 
+from .bibtex import latex_text, parse_library
 from .paper import Paper
 from .reference_text import check_is_text, decode_reference_bytes, split_entries, strip_marker
 
@@ -306,20 +307,16 @@ def _read_source(source: str | os.PathLike) -> str:
 
 
 def _parse_bibtex(text: str) -> list[ReferenceItem]:
-    import bibtexparser
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    decode = LatexNodes2Text(math_mode="verbatim").latex_to_text
     items = []
-    for entry in bibtexparser.parse_string(text).entries:
-        fields = {field.key.lower(): str(field.value) for field in entry.fields}
+    for entry in parse_library(text).entries:
+        fields = {field.key: str(field.value) for field in entry.fields}
         year_match = _YEAR_RE.search(fields.get("year", ""))
         arxiv = ""
         if fields.get("eprint") and fields.get("archiveprefix", "arxiv").lower() == "arxiv":
             arxiv = normalize_arxiv(fields["eprint"])
         items.append(ReferenceItem(
             raw=entry.raw,
-            title=" ".join(decode(fields.get("title", "")).split()),
+            title=latex_text(fields.get("title", "")),
             doi=normalize_doi(fields.get("doi", "")),
             year=int(year_match.group(1)) if year_match else None,
             key=entry.key,

@@ -10,7 +10,8 @@ import pytest
 from recommender.cli import main
 from recommender.loaders import load_corpus
 from recommender.sources.errors import SourceError
-from recommender.sources.openalex import OpenAlexDownload, OpenAlexQuery, rebuild_abstract
+from recommender.loaders.openalex import rebuild_abstract
+from recommender.sources.openalex import OpenAlexDownload, OpenAlexQuery
 from recommender.sources.partial import partial_path
 from recommender.sources.web import JsonClient
 

@@ -8,7 +8,6 @@ to or under one of the given prefixes ("cs" keeps cs.CL and cs.IR; "hep-th" keep
 """
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import zlib
@@ -19,6 +18,8 @@ from typing import Any, Iterator
 
 from tqdm import tqdm
 
+from ..bibtex import latex_text
+from ..loaders.files import open_binary
 from ..references import normalize_doi
 from .corpus_file import ReferenceCount, Summary, write_corpus
 from .errors import SourceError
@@ -114,30 +115,9 @@ def _authors(entry: dict[str, Any]) -> list[str]:
             if isinstance(parts, list) and parts:
                 last, first, suffix = (list(map(str, parts)) + ["", ""])[:3]
                 names.append(" ".join(p.strip() for p in (first, last, suffix) if p.strip()))
-        return [_decoded(n) for n in names if n]
+        return [latex_text(n) for n in names if n]
     text = str(entry.get("authors") or "")
-    return [_decoded(n.strip()) for n in re.split(r",|\band\b", text) if n.strip()]
-
-
-_decoder = None
-
-
-def _decoded(name: str) -> str:
-    """LaTeX accents in a name (Bal\\'azs) as Unicode (Balázs)."""
-    global _decoder
-    if "\\" not in name and "{" not in name:
-        return name
-    if _decoder is None:
-        from pylatexenc.latex2text import LatexNodes2Text
-
-        _decoder = LatexNodes2Text(math_mode="verbatim")
-    return " ".join(_decoder.latex_to_text(name).split())
-
-
-def _open(path: Path):
-    with path.open("rb") as handle:
-        magic = handle.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+    return [latex_text(n.strip()) for n in re.split(r",|\band\b", text) if n.strip()]
 
 
 def read_snapshot(path: str | Path, keep: ArxivFilter, *, limit: int | None = None,
@@ -148,8 +128,9 @@ def read_snapshot(path: str | Path, keep: ArxivFilter, *, limit: int | None = No
         raise SourceError(f"{path}: snapshot file not found (arxiv-metadata-oai-snapshot.json, from Kaggle)")
     kept, number = 0, 0
     try:
-        with _open(path) as handle, tqdm(desc="arXiv snapshot", unit="B", unit_scale=True, total=path.stat().st_size,
-                                         disable=not progress or None, dynamic_ncols=True) as bar:
+        bar = tqdm(desc="arXiv snapshot", unit="B", unit_scale=True, total=path.stat().st_size,
+                   disable=not progress or None, dynamic_ncols=True)
+        with open_binary(path) as handle, bar:
             for number, line in enumerate(handle, start=1):
                 bar.update(len(line))
                 found = _CATEGORIES_RE.search(line)

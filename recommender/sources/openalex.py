@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 from pyalex import Works
 
-from ..references import normalize_doi
+from ..loaders.openalex import OPENALEX_PREFIX, from_openalex
+from ..loaders.records import RecordError
 from .corpus_file import ReferenceCount, Summary, within_corpus, write_corpus
 from .errors import SourceError
 from .partial import PartialDownload, run_stages
@@ -34,7 +35,6 @@ CITES_BATCH = 50
 EXPANSIONS = ("none", "refs", "cites", "both")
 SELECT = ("id", "doi", "display_name", "publication_year", "publication_date", "authorships", "primary_location",
           "referenced_works", "abstract_inverted_index", "type", "cited_by_count", "language")
-_PREFIX = "https://openalex.org/"
 _ID_LETTERS = {"concepts": "C", "topics": "T", "venues": "S", "authors": "A", "institutions": "I"}
 _ENTITY_NAMES = {"concepts": "concept", "topics": "topic", "venues": "source (venue)", "authors": "author",
                  "institutions": "institution"}
@@ -85,7 +85,7 @@ class OpenAlexQuery:
 def short_id(value: str, kind: str) -> str:
     """An OpenAlex id as its short form ("S4306420609"), from that form or the https://openalex.org/ URL."""
     text = str(value).strip()
-    text = text[len(_PREFIX):] if text.lower().startswith(_PREFIX) else text
+    text = text[len(OPENALEX_PREFIX):] if text.lower().startswith(OPENALEX_PREFIX) else text
     letter = _ID_LETTERS[kind]
     if not re.fullmatch(rf"{letter}\d+", text, re.IGNORECASE):
         raise SourceError(f"{value!r} is not an OpenAlex {_ENTITY_NAMES[kind]} id ({letter} and digits, e.g. "
@@ -105,51 +105,17 @@ def _query_string(works: Works) -> str:
     return urlsplit(works.url).query
 
 
-def work_record(work: dict[str, Any]) -> dict[str, Any] | None:
-    """An OpenAlex work as a corpus record; None when it has neither title nor abstract."""
-    title = " ".join(str(work.get("display_name") or work.get("title") or "").split())
-    abstract = rebuild_abstract(work.get("abstract_inverted_index"))
-    if not (title or abstract) or not isinstance(work.get("id"), str):
+def work_record(work: Any) -> dict[str, Any] | None:
+    """An OpenAlex work as a corpus record; None when it is malformed or has neither title nor abstract."""
+    if not isinstance(work, dict) or not isinstance(work.get("id"), str):
         return None
-    record: dict[str, Any] = {
-        "id": _short_work(work["id"]),
-        "title": title,
-        "abstract": abstract,
-        "authors": [a["author"]["display_name"].strip() for a in work.get("authorships") or []
-                    if isinstance(a, dict) and isinstance(a.get("author"), dict)
-                    and isinstance(a["author"].get("display_name"), str) and a["author"]["display_name"].strip()],
-        "year": work.get("publication_year") if isinstance(work.get("publication_year"), int) else None,
-        "venue": _venue(work),
-        "references": [_short_work(r) for r in work.get("referenced_works") or [] if isinstance(r, str)],
-        "openalex": work["id"],
-    }
-    if work.get("doi"):
-        record["doi"] = normalize_doi(str(work["doi"]))
-    for name, key in (("publication_date", "date"), ("type", "type"), ("cited_by_count", "cited_by_count"),
-                      ("language", "language")):
-        if work.get(name) is not None:
-            record[key] = work[name]
-    return record
-
-
-def rebuild_abstract(index: Any) -> str:
-    """The abstract from OpenAlex's inverted index {word: [positions]}."""
-    if not isinstance(index, dict):
-        return ""
-    placed = {p: word for word, positions in index.items() if isinstance(positions, list)
-              for p in positions if isinstance(p, int)}
-    return " ".join(placed[p] for p in sorted(placed))
-
-
-def _short_work(value: str) -> str:
-    return value[len(_PREFIX):] if value.startswith(_PREFIX) else value
-
-
-def _venue(work: dict[str, Any]) -> str:
-    location = work.get("primary_location")
-    source = location.get("source") if isinstance(location, dict) else None
-    name = source.get("display_name") if isinstance(source, dict) else None
-    return name if isinstance(name, str) else ""
+    try:
+        record = from_openalex(work)
+    except RecordError:
+        return None
+    record["title"] = " ".join(str(record["title"] or "").split())
+    record["venue"] = record["venue"] or ""
+    return record if record["title"] or record["abstract"] else None
 
 
 class OpenAlexDownload:
