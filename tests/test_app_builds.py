@@ -24,7 +24,7 @@ SNAPSHOT = Path(__file__).resolve().parent / "fixtures" / "arxiv" / "snapshot.js
 def build_from(at, source: str, name: str = "", **fields):
     at.segmented_control(key="src_kind").set_value(source).run()
     for key, value in fields.items():
-        at.text_input(key=key).input(value)
+        (at.text_area if key == "s2_seeds" else at.text_input)(key=key).input(value)
     if name:
         at.text_input(key="src_name").input(name)
     at.button(key=START).click().run()
@@ -58,13 +58,36 @@ def test_bad_input_is_refused_before_a_build_starts(app_env, monkeypatch, tmp_pa
              ("openalex", {"oa_search": "citation recommendation", "oa_venues": "X123"},
               "is not an OpenAlex source (venue) id"),
              ("openalex", {"oa_search": "", "oa_venues": ""}, "give at least one of --search"),
-             ("arxiv", {"ax_path": str(SNAPSHOT)}, "at least one letter or digit")]
+             ("arxiv", {"ax_path": str(SNAPSHOT)}, "at least one letter or digit"),
+             ("s2", {"s2_seeds": "# my seeds\n\n"}, "Give at least one seed paper"),
+             ("s2", {"s2_seeds": "10.18653/v1/D19-1410\nNeural citation recommendation"},
+              "is not a paper id Semantic Scholar knows")]
     for source, fields, message in cases:
         build_from(at, source, **fields)
         shown = [e.value.replace("\\", "") for e in at.error]  # the message is escaped for Markdown
         assert any(message in text for text in shown), (source, fields, shown)
         assert any("The build was not started" in e.value for e in at.error)
     assert not jobs_under(app_env)
+
+
+def test_a_semantic_scholar_build_starts_from_pasted_seed_ids(app_env):
+    """Seeds as users paste them (a DOI link, an arXiv id with its prefix, a corpus id, comments) become the
+    Graph API's id forms in the build's command; the build is then stopped and removed from the page."""
+    seeds = ("https://doi.org/10.18653/v1/D19-1410   # Sentence-BERT\n"
+             "arXiv:1810.04805v2\n\nCorpusId:201646309\n")
+    at = build_from(open_app(PAGE), "s2", name="Seeded field", s2_seeds=seeds)
+    assert not at.error, [e.value for e in at.error]
+    [spec] = jobs_under(app_env)
+    job = Job(spec.parent)
+    command = job.steps()[0].argv
+    assert command[:7] == ["corpus", "semantic-scholar", "--seed", "DOI:10.18653/v1/d19-1410", "ARXIV:1810.04805v2",
+                           "CorpusId:201646309", "--expand"]
+    assert command[7:10] == ["both", "--expand-limit", "5000"]
+    job.stop()
+    deadline = time.monotonic() + 120
+    while job.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    job.remove()
 
 
 def test_a_build_is_seen_stopped_and_removed_from_another_session(app_env, monkeypatch):

@@ -4,7 +4,7 @@ A build runs `python -m recommender corpus ...` and then `python -m recommender 
 own (`corpora.start_build`, `recommender.background`): it goes on when the browser is closed, and a new session
 of the page (a reload) sees it and its progress. When it is done, its corpus is listed with the imported ones.
 
-OpenAlex is always offered. The arXiv snapshot, a Zotero library and a folder of PDFs are read from paths on
+OpenAlex and Semantic Scholar are always offered. The arXiv snapshot, a Zotero library and a folder of PDFs are read from paths on
 the server, which only its operator may allow (CITREC_ALLOW_SERVER_PATHS=1 or `allow_server_paths = true` under
 `[citrec]` in .streamlit/secrets.toml): whoever uses the app could otherwise read the server's files into a
 corpus. Set it only when the app runs on your own computer.
@@ -24,9 +24,10 @@ from recommender.index_files import IndexError_
 from recommender.sources.command import parse_years
 from recommender.sources.errors import SourceError
 from recommender.sources.openalex import OpenAlexQuery
+from recommender.sources.semantic_scholar import seed_id
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
-SOURCES = {"openalex": "OpenAlex", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
+SOURCES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
 SERVER_SOURCES = ("arxiv", "zotero", "pdfs")
 EXPANSIONS = {"none": "No", "refs": "The works they cite", "cites": "The works citing them",
               "both": "Both: cited and citing works"}
@@ -245,6 +246,32 @@ def openalex_form():
     return arguments
 
 
+def semantic_scholar_form():
+    seeds = st.text_area("Seed papers, one a line", key="s2_seeds", height=120,
+                         placeholder="10.18653/v1/D19-1410\narXiv:1908.10084\nCorpusId:201646309",
+                         help="DOIs, arXiv ids, CorpusId:N or Semantic Scholar paper ids; the papers of your field "
+                              "you know best. Text after # on a line is ignored.")
+    left, right = st.columns(2)
+    expand = left.selectbox("Add one hop along the citation graph", list(EXPANSIONS), format_func=EXPANSIONS.get,
+                            index=list(EXPANSIONS).index("both"), key="s2_expand")
+    expand_limit = right.number_input("At most this many papers added by the hop", min_value=1,
+                                      max_value=1_000_000, value=5000, step=1000, key="s2_expand_limit")
+    st.caption("Without an API key (S2_API_KEY set on the server) Semantic Scholar serves a shared, slow pool: "
+               "a few thousand papers take minutes.")
+
+    def arguments() -> list[str]:
+        lines = [line.split("#", 1)[0].strip() for line in seeds.splitlines()]
+        ids = [seed_id(line) for line in lines if line]
+        if not ids:
+            raise ValueError("Give at least one seed paper (a DOI, an arXiv id, CorpusId:N or a paper id).")
+        argv = ["semantic-scholar", "--seed", *ids, "--expand", expand]
+        if expand != "none":
+            argv += ["--expand-limit", str(int(expand_limit))]
+        return argv
+
+    return arguments
+
+
 def _server_path(text: str, what: str, folder: bool = False) -> str:
     path = Path(text.strip()).expanduser()
     if not text.strip():
@@ -307,4 +334,4 @@ def pdfs_form():
     return arguments
 
 
-FORMS = {"openalex": openalex_form, "arxiv": arxiv_form, "zotero": zotero_form, "pdfs": pdfs_form}
+FORMS = {"openalex": openalex_form, "s2": semantic_scholar_form, "arxiv": arxiv_form, "zotero": zotero_form, "pdfs": pdfs_form}
