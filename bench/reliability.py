@@ -92,8 +92,8 @@ def stage_reached(root: Path, stage: str, base_rows: int, new_papers: int, live:
         return cached_rows(root) > base_rows
     if stage == "half embedded":
         return cached_rows(root) >= base_rows + new_papers // 2
-    files = {"staging made": ".", "papers written": "meta.json", "lexical index saved": "bm25",
-             "vectors saved": "dense.npy", "Annoy saved": "dense.ann"}
+    files = {"staging made": ".", "papers written": "columns", "lexical index saved": "bm25",
+             "vectors saved": "vector_dims.json", "Annoy saved": "dense.ann"}
     return folder is not None and (folder / files[stage]).exists()
 
 

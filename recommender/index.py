@@ -15,7 +15,9 @@ import numpy as np
 from annoy import AnnoyIndex
 
 from . import index_files as files
+from .annoy_vectors import item_vectors
 from .authors import author_key
+from .columns import Columns, read_columns, read_meta_json, write_columns
 from .config import ANNOY_TREES, BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from .embedding_cache import EmbeddingCache, embed_with_cache
 from .encoders import DEFAULT_MAX_TOKENS, get_encoder
@@ -36,11 +38,12 @@ def date_key(paper: Paper) -> int:
 
 def _embed_into(staging: Path, prefix: str, texts: list[str], encoder, cache: EmbeddingCache,
                 on_progress: Progress | None, progress_bar: bool) -> None:
-    """Embed the texts (reusing cached vectors), save the matrix and an angular Annoy index over it."""
+    """Embed the texts (reusing cached vectors) into an angular Annoy index, the one copy of the vectors kept
+    (`annoy_vectors.item_vectors` reads them back); their dimension goes into `vector_dims.json`."""
     report = (lambda done, total: on_progress(f"embedding ({encoder.name})", done, total)) if on_progress else None
     vectors = embed_with_cache(texts, encoder, cache, desc=f"embedding ({encoder.name})",
                                progress=progress_bar, on_chunk=report)
-    np.save(staging / f"{prefix}.npy", vectors)
+    files.record_vector_dim(staging, prefix, vectors.shape[1])
     annoy = AnnoyIndex(vectors.shape[1], "angular")
     for pos, vec in enumerate(vectors):
         annoy.add_item(pos, vec)
@@ -171,7 +174,7 @@ def _write_papers(staging: Path, papers: list[Paper]) -> None:
             "dois": [p.doi for p in papers],
             "years": [p.year if isinstance(p.year, int) else 0 for p in papers],
             "dates": [date_key(p) for p in papers]}
-    (staging / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")  # fsynced by publish
+    write_columns(staging, Columns(**meta))  # fsynced by publish
 
 
 class AuthorPositions(Mapping):
@@ -201,36 +204,35 @@ class AuthorPositions(Mapping):
 
 
 class Index:
-    """A loaded, read-only index version: columns in memory, records in SQLite, vectors memory-mapped."""
+    """A loaded, read-only index version: columns, BM25 arrays and vectors memory-mapped, records in SQLite.
+
+    Format 3 keeps the vectors only inside the Annoy files and the columns in `columns/`; a format-2 version
+    (a separate `.npy` copy of the vectors, the columns in `meta.json`) loads and ranks as before."""
 
     def __init__(self, root: Path, version: Path, manifest: dict):
         self.root, self.version, self.manifest = root, version, manifest
-        meta = json.loads((version / "meta.json").read_text(encoding="utf-8"))
-        self.ids: list[str] = meta["ids"]
-        self.titles: list[str] = meta["titles"]
-        self.authors: list[list[str]] = meta["authors"]
-        self.venues: list[str] = meta["venues"]
-        self.dois: list[str] = meta["dois"]
-        self.years = np.asarray(meta["years"], dtype=np.int32)
-        self.dates = np.asarray(meta["dates"], dtype=np.int64)
-        self.position = {pid: i for i, pid in enumerate(self.ids)}
+        legacy = manifest["format_version"] == 2
+        columns = read_meta_json(version) if legacy else read_columns(version)
+        self.ids, self.titles, self.authors = columns.ids, columns.titles, columns.authors
+        self.venues, self.dois, self.years, self.dates = columns.venues, columns.dois, columns.years, columns.dates
         self.lexical = LexicalIndex.load(version / "bm25")
         self.graph = CitationGraph.load(version / "graph.npz")
-        self.dense = np.load(version / "dense.npy", mmap_mode="r")
-        self.annoy = self._load_annoy("dense", self.dense.shape[1])
+        self.annoy, self.dense = self._load_field("dense", legacy)
         self.multilingual = None
         self.multilingual_annoy = None
         if manifest.get("multilingual"):
-            self.multilingual = np.load(version / "multilingual.npy", mmap_mode="r")
-            self.multilingual_annoy = self._load_annoy("multilingual", self.multilingual.shape[1])
+            self.multilingual_annoy, self.multilingual = self._load_field("multilingual", legacy)
         self.glossary = Glossary.load(version) if self.multilingual is not None else None
         self._db = sqlite3.connect(f"file:{version / 'papers.sqlite'}?mode=ro", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
 
-    def _load_annoy(self, prefix: str, dim: int) -> AnnoyIndex:
+    def _load_field(self, prefix: str, legacy: bool) -> tuple[AnnoyIndex, np.ndarray]:
+        """A dense field's Annoy index and its vectors (memory-mapped: format 2's `.npy` copy, else Annoy's own)."""
+        copy = np.load(self.version / f"{prefix}.npy", mmap_mode="r") if legacy else None
+        dim = copy.shape[1] if legacy else files.read_vector_dims(self.version)[prefix]
         annoy = AnnoyIndex(dim, "angular")
         annoy.load(str(self.version / f"{prefix}.ann"))
-        return annoy
+        return annoy, copy if legacy else item_vectors(self.version / f"{prefix}.ann", dim, len(self), annoy)
 
     @classmethod
     def load(cls, root: Path | str, verify: bool = True) -> "Index":
@@ -245,6 +247,11 @@ class Index:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Paper id -> position (built on the first lookup: half a second on a million papers)."""
+        return {pid: i for i, pid in enumerate(self.ids)}
 
     @cached_property
     def by_author(self) -> "AuthorPositions":

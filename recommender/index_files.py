@@ -1,7 +1,8 @@
 """On-disk layout of an index directory: immutable versions, an atomic CURRENT pointer, a manifest.
 
     DIR/CURRENT            name of the live version (replaced atomically)
-    DIR/versions/<name>/   one complete index; never modified once published
+    DIR/versions/<name>/   one complete index; never modified once published (format 3: papers.sqlite, columns/,
+                           bm25/, graph.npz, one Annoy file per dense field holding its vectors, vector_dims.json)
     DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`), and the record of
                            files whose checksums matched (`VERIFIED`)
     DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
@@ -23,7 +24,9 @@ from typing import BinaryIO, Callable, Iterator
 
 from filelock import FileLock, Timeout
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READABLE_FORMATS = (2, 3)  # 2: vectors also in DENSE.npy, columns in meta.json (read by `Index` as before)
+VECTOR_DIMS = "vector_dims.json"
 MANIFEST = "manifest.json"
 LOCK_FILE = ".build.lock"
 VERIFIED = "verified.json"
@@ -187,9 +190,9 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         manifest = json.loads((version / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise IndexError_(f"{version}: manifest unreadable ({exc}); rebuild the index.") from exc
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise IndexError_(f"{version}: index format {manifest.get('format_version')} is not "
-                          f"{FORMAT_VERSION}; rebuild the index.")
+    if manifest.get("format_version") not in READABLE_FORMATS:
+        raise IndexError_(f"{version}: index format {manifest.get('format_version')} is not one this version "
+                          f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
     if verify:
         known, hashed = _verified_states(version), False
         for name, facts in manifest["files"].items():
@@ -203,6 +206,18 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         if hashed:
             _remember_verified(version, manifest["files"])
     return manifest
+
+
+def record_vector_dim(staging: Path, field: str, dim: int) -> None:
+    """Note the dimension of a dense field's vectors (Annoy needs it to open the field's file)."""
+    path = staging / VECTOR_DIMS
+    dims = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    path.write_text(json.dumps({**dims, field: int(dim)}), encoding="utf-8")  # fsynced by publish
+
+
+def read_vector_dims(version: Path) -> dict[str, int]:
+    """Dense field -> dimension of its vectors, for a version of format 3."""
+    return json.loads((version / VECTOR_DIMS).read_text(encoding="utf-8"))
 
 
 def _file_state(path: Path) -> list[int]:

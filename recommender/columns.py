@@ -1,0 +1,166 @@
+"""Per-paper columns of an index version (ids, titles, authors, venues, DOIs, years, dates), read without parsing.
+
+Index format 3 keeps each text column as one UTF-8 byte array plus the offset where each paper's text starts
+(`.npy` files in the version's `columns/` folder). Opening an index maps them and decodes nothing: a paper's
+title is decoded when asked for, a whole column only when a caller walks through it. Authors are a flat column
+of names with each paper's first name; venues repeat, so they are stored once each with a code per paper.
+Format 2 kept the same columns in one `meta.json`, parsed whole at load (`read_meta_json`).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+FOLDER = "columns"
+CHUNK = 65536  # entries decoded at a time when a column is walked through
+
+
+class TextColumn(Sequence):
+    """Strings stored as one UTF-8 array (`blob`) and `offsets` (one more than there are strings)."""
+
+    def __init__(self, blob: np.ndarray, offsets: np.ndarray):
+        self.blob, self.offsets = blob, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            return [self[i] for i in range(*item.indices(len(self)))]
+        i = int(item)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"position {item} is outside a column of {len(self)}")
+        start, end = self.offsets[i:i + 2]
+        return self.blob[start:end].tobytes().decode("utf-8")
+
+    def __iter__(self):
+        for first in range(0, len(self), CHUNK):
+            bounds = self.offsets[first:first + CHUNK + 1].tolist()
+            data = self.blob[bounds[0]:bounds[-1]].tobytes()
+            base = bounds[0]
+            yield from (data[a - base:b - base].decode("utf-8") for a, b in zip(bounds, bounds[1:]))
+
+
+class ListColumn(Sequence):
+    """A list of strings per paper: a flat `TextColumn` of all items and each paper's first item (`starts`)."""
+
+    def __init__(self, items: TextColumn, starts: np.ndarray):
+        self.items, self.starts = items, starts
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            return [self[i] for i in range(*item.indices(len(self)))]
+        i = int(item)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"position {item} is outside a column of {len(self)}")
+        start, end = self.starts[i:i + 2]
+        return [self.items[j] for j in range(start, end)]
+
+    def __iter__(self):
+        items = iter(self.items)
+        for count in np.diff(self.starts).tolist():
+            yield [next(items) for _ in range(count)]
+
+
+class CodedColumn(Sequence):
+    """Strings that repeat (venues): each distinct one stored once (`values`) and a code per paper."""
+
+    def __init__(self, values: TextColumn, codes: np.ndarray):
+        self.values, self.codes = values, codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            values = list(self.values)
+            return [values[c] for c in self.codes[item].tolist()]
+        return self.values[int(self.codes[item])]
+
+    def __iter__(self):
+        values = list(self.values)
+        for first in range(0, len(self), CHUNK):
+            yield from (values[c] for c in self.codes[first:first + CHUNK].tolist())
+
+
+@dataclass
+class Columns:
+    """What the engine reads of every paper without opening its record."""
+
+    ids: Sequence[str]
+    titles: Sequence[str]
+    authors: Sequence[list[str]]
+    venues: Sequence[str]
+    dois: Sequence[str]
+    years: np.ndarray  # int32, 0 when unknown
+    dates: np.ndarray  # int64 YYYYMMDD, 0 when unknown
+
+
+def _save_text(folder: Path, name: str, texts) -> None:
+    encoded = [("" if text is None else str(text)).encode("utf-8") for text in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    np.save(folder / f"{name}.utf8.npy", np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    np.save(folder / f"{name}.offsets.npy", offsets)
+
+
+def _load_text(folder: Path, name: str) -> TextColumn:
+    blob = np.load(folder / f"{name}.utf8.npy", mmap_mode="r")
+    offsets = np.load(folder / f"{name}.offsets.npy", mmap_mode="r")
+    if blob.dtype != np.uint8 or offsets.ndim != 1 or len(offsets) == 0 or int(offsets[-1]) != len(blob):
+        raise ValueError(f"column {name} is inconsistent (offsets do not match its text)")
+    return TextColumn(blob, offsets)
+
+
+def write_columns(version: Path, columns: Columns) -> None:
+    """Write the columns into `version`/columns (format 3); the caller's publish fsyncs and checksums them."""
+    folder = version / FOLDER
+    folder.mkdir()
+    for name in ("ids", "titles", "dois"):
+        _save_text(folder, name, getattr(columns, name))
+    _save_text(folder, "authors", (name for names in columns.authors for name in names))
+    np.save(folder / "authors.starts.npy",
+            np.concatenate([[0], np.cumsum([len(names) for names in columns.authors], dtype=np.int64)]))
+    venues = [venue or "" for venue in columns.venues]
+    distinct = sorted(set(venues))
+    code = {venue: i for i, venue in enumerate(distinct)}
+    _save_text(folder, "venues", distinct)
+    np.save(folder / "venues.codes.npy", np.array([code[v] for v in venues], dtype=np.int32))
+    np.save(folder / "years.npy", np.asarray(columns.years, dtype=np.int32))
+    np.save(folder / "dates.npy", np.asarray(columns.dates, dtype=np.int64))
+
+
+def read_columns(version: Path) -> Columns:
+    """Map the columns of a format-3 version (nothing is decoded until asked for)."""
+    folder = version / FOLDER
+    columns = Columns(ids=_load_text(folder, "ids"), titles=_load_text(folder, "titles"),
+                      authors=ListColumn(_load_text(folder, "authors"),
+                                         np.load(folder / "authors.starts.npy", mmap_mode="r")),
+                      venues=CodedColumn(_load_text(folder, "venues"),
+                                         np.load(folder / "venues.codes.npy", mmap_mode="r")),
+                      dois=_load_text(folder, "dois"),
+                      years=np.load(folder / "years.npy"), dates=np.load(folder / "dates.npy"))
+    n = len(columns.ids)
+    if {len(columns.titles), len(columns.authors), len(columns.venues), len(columns.dois), len(columns.years),
+            len(columns.dates)} != {n}:
+        raise ValueError("the columns hold different numbers of papers")
+    return columns
+
+
+def read_meta_json(version: Path) -> Columns:
+    """The columns of a format-2 version, parsed from its meta.json."""
+    meta = json.loads((version / "meta.json").read_text(encoding="utf-8"))
+    return Columns(ids=meta["ids"], titles=meta["titles"], authors=meta["authors"], venues=meta["venues"],
+                   dois=meta["dois"], years=np.asarray(meta["years"], dtype=np.int32),
+                   dates=np.asarray(meta["dates"], dtype=np.int64))
