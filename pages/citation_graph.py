@@ -51,7 +51,7 @@ def more_like_this(paper: Paper) -> None:
     """Make the paper the next query: the Recommend page's deep link, with this session's settings."""
     st.session_state.pop("deep_link_seen", None)  # the Recommend page reads the link once per visit
     st.switch_page("pages/recommend.py", query_params={
-        "title": paper.title, "abstract": paper.abstract,
+        "title": paper.title, "abstract": paper.abstract, "like": paper.id,
         "k": str(st.session_state.get("q_k", 10)),
         "diversity": str(st.session_state.get("q_diversity", DEFAULT_DIVERSITY))})
 

@@ -20,9 +20,10 @@ GLOSS_WORDS_SHOWN = 30  # of a non-English query's English reading, in the langu
 
 
 def apply_deep_link() -> bool:
-    """Fill the form from ?title=&abstract= or ?context= (and optional k=, diversity=) once per session.
+    """Fill the form from ?title=&abstract= or ?context= (and optional k=, diversity=, like=) once per session.
 
-    True when a query came in.
+    `like=ID` says the text is that corpus paper's ("More like this"): the paper itself is left out of the results
+    while the title is unchanged. True when a query came in.
     """
     if st.session_state.get("deep_link_seen"):
         return False
@@ -33,6 +34,8 @@ def apply_deep_link() -> bool:
     st.session_state["q_title"] = params.get("title", "")
     st.session_state["q_text"] = params.get("context") or params.get("abstract", "")
     st.session_state["q_mode"] = "passage" if params.get("context") else "auto"
+    st.session_state["q_like"] = {"id": params["like"], "title": st.session_state["q_title"]} if params.get("like") \
+        else None
     try:
         if "k" in params:
             st.session_state["q_k"] = min(max(5 * round(int(params["k"]) / 5), 5), 50)
@@ -47,7 +50,7 @@ def share_link(query) -> None:
     """Put the query in the URL so that it can be shared."""
     fields = {"title": query.title, "context": query.context} if query.is_local else \
         {"title": query.title, "abstract": query.abstract}
-    fields.update(k=str(query.k), diversity=str(query.diversity))
+    fields.update(k=str(query.k), diversity=str(query.diversity), like=",".join(sorted(query.exclude)))
     st.query_params.from_dict({k: v for k, v in fields.items() if v})
 
 
@@ -127,7 +130,8 @@ def run_query(directory: str) -> None:
                        venues=list(st.session_state.get("q_venues") or []),
                        authors=split_authors(st.session_state.get("q_authors", "")),
                        year_min=low if low is not None and low > years[0] else None,
-                       year_max=high if high is not None and high < years[-1] else None)
+                       year_max=high if high is not None and high < years[-1] else None,
+                       exclude=liked_paper())
     if not prepared.query.main_text:
         st.session_state.pop("results", None)
         return
@@ -138,6 +142,14 @@ def run_query(directory: str) -> None:
                                    "language": language, "recs": recs, "papers": papers, "matches": matches,
                                    "seconds": time.perf_counter() - started}
     share_link(prepared.query)
+
+
+def liked_paper() -> set[str]:
+    """The corpus paper whose text the form holds after "More like this", while its title is left as it came."""
+    like = st.session_state.get("q_like")
+    if like and " ".join(st.session_state.get("q_title", "").split()) == " ".join(like["title"].split()):
+        return {like["id"]}
+    return set()
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl="1h")

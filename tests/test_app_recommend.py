@@ -66,6 +66,16 @@ def test_a_deep_link_fills_the_form_and_runs_the_query(app_env):
     assert "not a number" in at.warning[0].value and len(result_titles(at)) == 10
 
 
+def test_more_like_this_leaves_the_paper_itself_out_until_the_title_is_changed(app_env):
+    abstract = ("We embed the abstract of a draft with a neural encoder and recommend papers whose embeddings are "
+                "nearest.")
+    at = open_app(title=FIRST, abstract=abstract, like="cite0")  # the citation graph's "More like this" link
+    assert FIRST not in result_titles(at) and len(result_titles(at)) == 10
+    assert at.query_params["like"] == "cite0"  # a shared link keeps it
+    at = ask(at, FIRST + " revisited", abstract)  # now a text of one's own: every paper may come back
+    assert result_titles(at)[0] == FIRST and "like" not in at.query_params
+
+
 def test_a_text_in_another_language_gets_a_note(app_env):
     at = ask(open_app(), "Empfehlung von Zitaten", "Wir empfehlen Literaturangaben für den Entwurf eines Artikels.")
     assert "looks German; it was matched through the multilingual index" in at.info[0].value
