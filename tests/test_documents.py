@@ -423,6 +423,22 @@ def test_plain_text_pasted_without_blank_lines():
     assert len(document.references) == 1  # the two paragraphs run together: no blank line tells them apart
 
 
+def test_an_abstract_with_citation_places_and_no_body_is_reviewed_as_the_passage():
+    """A user pastes only a title, an abstract with [CIT] and a reference list: its places are not dropped."""
+    pasted = ("Recommending citations for a manuscript\n\nAbstract\nWe study how to suggest the papers a draft "
+              "should cite. Earlier work used BM25 and neural sentence em-\nbeddings [CIT]. Graph methods rank "
+              "pages by their links [1].\n\nReferences\n[1] L. Page, S. Brin, R. Motwani, T. Winograd. The "
+              "PageRank citation ranking: bringing order to the web. 1998.\n")
+    document = read_document(pasted.encode(), "pasted.txt")
+    assert document.abstract.startswith("We study how to suggest")
+    [passage] = document.passages
+    assert passage.section == "Abstract" and "sentence embeddings [CIT]" in passage.text
+    assert [(m.text, m.placeholder, m.references) for m in passage.markers] == [("[CIT]", True, []), ("[1]", False, [0])]
+    assert any("citation places in the abstract are reviewed" in n for n in document.notices)
+    plain = read_document(pasted.replace(" [CIT]", "").replace(" [1]", "").encode(), "pasted.txt")
+    assert not plain.passages and any("No body text was found (only" in n for n in plain.notices)
+
+
 # ------------------------------------------------------------------------------------------------ markers
 
 

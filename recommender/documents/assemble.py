@@ -59,11 +59,29 @@ def assemble(blocks: list[Block], kind: str, title: str, *, abstract: str | None
     body, reference_blocks = _split_references(blocks)
     if references is None:
         references = _parse_section(reference_blocks, reference_lines_numbered, notices)
+    abstract_blocks: list[Block] = []
     if abstract is None:
-        abstract, body = _take_abstract(body)
+        abstract, abstract_blocks, body = _take_abstract(body)
+    passages = _passages(body, references)
+    if not (title or abstract or passages or references):
+        raise DocumentError("The document is empty: no title, abstract, text or reference list was found in it.")
+    if not passages and any(find_markers(block.text, references) for block in abstract_blocks):
+        passages = _passages([Block(text="Abstract", heading=True), *abstract_blocks], references)
+        notices.append("No body text was found: the citation places in the abstract are reviewed.")
+    elif not passages:
+        notices.append("No body text was found (only the title, abstract or reference list).")
+    if not references and any(m for p in passages for m in p.markers if not m.placeholder):
+        notices.append("The text cites sources, but no reference list was found (no References section"
+                       + (" and no .bib file" if kind == "latex" else "") + ").")
+    return Document(title=title, abstract=abstract, passages=passages, references=references, kind=kind,
+                    notices=notices)
+
+
+def _passages(blocks: list[Block], references: list[ReferenceItem]) -> list[Passage]:
+    """The paragraphs worth reviewing (long enough, or holding a citation marker), each with its section."""
     passages: list[Passage] = []
     section = ""
-    for block in body:
+    for block in blocks:
         if block.heading:
             section = block.text
             continue
@@ -72,15 +90,7 @@ def assemble(blocks: list[Block], kind: str, title: str, *, abstract: str | None
             continue
         passages.append(Passage(text=block.text, markers=markers, line=block.line, page=block.page,
                                 section=section))
-    if not (title or abstract or passages or references):
-        raise DocumentError("The document is empty: no title, abstract, text or reference list was found in it.")
-    if not passages:
-        notices.append("No body text was found (only the title, abstract or reference list).")
-    if not references and any(m for p in passages for m in p.markers if not m.placeholder):
-        notices.append("The text cites sources, but no reference list was found (no References section"
-                       + (" and no .bib file" if kind == "latex" else "") + ").")
-    return Document(title=title, abstract=abstract, passages=passages, references=references, kind=kind,
-                    notices=notices)
+    return passages
 
 
 def _split_references(blocks: list[Block]) -> tuple[list[Block], list[Block]]:
@@ -119,8 +129,8 @@ def _parse_section(blocks: list[Block], numbered_lines: bool, notices: list[str]
     return [dataclasses.replace(item, line=first_lines[item.line - 1] if item.line else None) for item in items]
 
 
-def _take_abstract(blocks: list[Block]) -> tuple[str, list[Block]]:
-    """(the abstract, the body after the front matter)."""
+def _take_abstract(blocks: list[Block]) -> tuple[str, list[Block], list[Block]]:
+    """(the abstract, its blocks, the body after the front matter)."""
     for i, block in enumerate(blocks):
         if block.heading and heading_name(block.text) in ABSTRACT_HEADINGS:
             end = i + 1
@@ -129,11 +139,12 @@ def _take_abstract(blocks: list[Block]) -> tuple[str, list[Block]]:
             if end == len(blocks):  # no heading follows: the abstract is one paragraph
                 end = min(i + 2, len(blocks))
             abstract = " ".join(b.text for b in blocks[i + 1:end])
-            return abstract, _after_front_labels(blocks[end:])
+            return abstract, blocks[i + 1:end], _after_front_labels(blocks[end:])
         prefix = _ABSTRACT_PREFIX_RE.match(block.text)
         if prefix and not block.heading:
-            return block.text[prefix.end():].strip(), _after_front_labels(blocks[i + 1:])
-    return "", _without_front_matter(blocks)
+            text = block.text[prefix.end():].strip()
+            return text, [dataclasses.replace(block, text=text)], _after_front_labels(blocks[i + 1:])
+    return "", [], _without_front_matter(blocks)
 
 
 def _after_front_labels(blocks: list[Block]) -> list[Block]:
