@@ -150,7 +150,7 @@ def phase_build(size_dir: Path) -> dict:
     with LineSampler() as sampler:
         build_index(papers, root, on_progress=progress, progress_bar=False)
     ended, cpu = time.perf_counter(), time.process_time() - began_cpu
-    stages, previous, label = {}, began, "papers store (SQLite, meta.json)"
+    stages, previous, label = {}, began, "papers store (SQLite, columns)"
     for stage, at in marks:
         stages[label] = round(at - previous, 1)
         previous, label = at, {"lexical index": "BM25, graph, vectors from the cache",
