@@ -12,10 +12,10 @@ runtime does to ranking (issue 13 §2).
 variant in one process, in passes that interleave the variants chunk by chunk, so that a shared machine's load
 falls on all of them alike; it reports each variant's median texts/s over the passes and the load average after
 each pass. Variants: PyTorch (sentence-transformers) as builds ran before (chunks of 256 texts in corpus order,
-batches of 32 sorted within the chunk), PyTorch on length-sorted chunks, and ONNX Runtime with float32 and int8
-weights on chunks as `embed_with_cache` now cuts them (longest texts first). The breakdown (PyTorch as
-before): tokenisation, the model, the share of padded token slots in the batches (work spent on padding) before
-and after length sorting, and the embedding cache's SQLite writes and reads.
+batches of 32 sorted within the chunk), PyTorch on length-sorted chunks (--sorted-torch), and ONNX Runtime
+with float32 and int8 weights on chunks as `embed_with_cache` now cuts them (longest texts first). The
+breakdown (--breakdown; PyTorch as before): tokenisation, the model, the share of padded token slots in the
+batches (work spent on padding) before and after length sorting, and the embedding cache's SQLite I/O.
 
 `quality` builds the index's papers again with each ONNX runtime under --out (embeddings cached there, so a
 second run re-embeds nothing) and compares nDCG@10 of `dense`, `hybrid` and the default pipeline with the
@@ -71,11 +71,13 @@ def work_units(texts: list[str], length_sorted: bool) -> list[list[str]]:
     return [ordered[i:i + CHUNK_SIZE] for i in range(0, len(ordered), CHUNK_SIZE)]
 
 
-def variants(max_tokens: int) -> dict:
+def variants(max_tokens: int, sorted_torch: bool, runtimes: list[str]) -> dict:
     """name -> (encoder, length-sorted chunks?)"""
     torch = get_encoder("sbert", max_tokens, "torch")
-    out = {"torch, corpus order (before)": (torch, False), "torch, length-sorted": (torch, True)}
-    for runtime in ONNX_RUNTIMES:
+    out = {"torch, corpus order (before)": (torch, False)}
+    if sorted_torch:
+        out["torch, length-sorted"] = (torch, True)
+    for runtime in runtimes:
         out[f"{runtime}, length-sorted"] = (get_encoder("sbert", max_tokens, runtime), True)
     return out
 
@@ -97,9 +99,9 @@ def padding_share(lengths: list[int], batch: int, chunk_sorted_by: list[int] | N
     return 1.0 - real / padded
 
 
-def breakdown(texts: list[str], max_tokens: int, torch_seconds: float) -> dict:
-    """Where PyTorch embedding time goes (`torch_seconds`: its embedding of `texts` as builds ran before):
-    tokenisation, the model, padding, the cache's SQLite I/O; and ONNX Runtime's tokenisation."""
+def breakdown(texts: list[str], max_tokens: int) -> dict:
+    """Where PyTorch embedding time goes besides the model: tokenisation, padding, the cache's SQLite I/O; and
+    ONNX Runtime's tokenisation. (`speed` adds PyTorch's total time once it is measured.)"""
     torch = get_encoder("sbert", max_tokens, "torch")
     started = time.perf_counter()
     token_counts = []
@@ -125,8 +127,7 @@ def breakdown(texts: list[str], max_tokens: int, torch_seconds: float) -> dict:
         read = time.perf_counter() - started
         cache.close()
     by_length = sorted(token_counts, reverse=True)
-    return {"texts": len(texts), "seconds_torch_total": torch_seconds, "seconds_torch_tokenise": tokenise,
-            "seconds_torch_model_and_pooling": torch_seconds - tokenise, "seconds_onnx_tokenise": onnx_tokenise,
+    return {"texts": len(texts), "seconds_torch_tokenise": tokenise, "seconds_onnx_tokenise": onnx_tokenise,
             "seconds_cache_write": write, "seconds_cache_read": read,
             "mean_tokens": float(np.mean(token_counts)),
             "share_at_max_tokens": float(np.mean(np.asarray(token_counts) >= max_tokens)),
@@ -136,19 +137,21 @@ def breakdown(texts: list[str], max_tokens: int, torch_seconds: float) -> dict:
 
 def speed(args) -> dict:
     """Each pass embeds all texts with every variant, chunk by chunk: chunk i of every variant runs before chunk
-    i + 1 of any (in an order that rotates), so a shared machine's changing load falls on all variants alike."""
+    i + 1 of any (in an order that rotates), so a shared machine's changing load falls on all variants alike.
+    The report is written after every pass (a long run on a busy machine keeps what it measured)."""
     texts = corpus_texts(args.index, args.texts)
-    runs = variants(args.max_tokens)
+    runs = variants(args.max_tokens, args.sorted_torch, args.runtimes)
     units = {name: work_units(texts, ordered) for name, (_, ordered) in runs.items()}
-    sample = texts[:256]
-    reference = runs["torch, corpus order (before)"][0].encode(sample)
-    agreement = {}
+    names = list(runs)
+    sample = texts[:64]
+    reference = runs[names[0]][0].encode(sample)
+    report = {"texts": len(texts), "passes": 0, "load_average_after_each_pass": [], "variants": {}}
     for name, (encoder, _) in runs.items():  # warm-up (exports the ONNX models on first use) and agreement
         cosines = np.sum(encoder.encode(sample) * reference, axis=1)
-        agreement[name] = {"min": float(cosines.min()), "mean": float(cosines.mean())}
-    rates: dict[str, list[float]] = {name: [] for name in runs}
-    loads = []
-    names = list(runs)
+        report["variants"][name] = {"cosine_to_torch_first_64": {"min": float(cosines.min()),
+                                                                 "mean": float(cosines.mean())}, "texts_per_s": []}
+    if args.breakdown:
+        report["breakdown"] = breakdown(texts, args.max_tokens)
     for pass_no in range(args.rounds):
         seconds = dict.fromkeys(names, 0.0)
         for i in range(len(units[names[0]])):
@@ -157,18 +160,25 @@ def speed(args) -> dict:
                 started = time.perf_counter()
                 runs[name][0].encode(units[name][i])
                 seconds[name] += time.perf_counter() - started
-        loads.append(os.getloadavg())
+        report["passes"] = pass_no + 1
+        report["load_average_after_each_pass"].append(os.getloadavg())
         for name in names:
-            rates[name].append(len(texts) / seconds[name])
-        print(f"pass {pass_no + 1} (load {loads[-1][0]:.1f}): " +
-              ", ".join(f"{name} {rates[name][-1]:.1f}/s" for name in names), flush=True)
-    base = statistics.median(rates[names[0]])
-    report = {"texts": len(texts), "passes": args.rounds, "load_average_after_each_pass": loads,
-              "variants": {name: {"texts_per_s_median": statistics.median(r), "texts_per_s": r,
-                                  "speedup": statistics.median(r) / base, "cosine_to_torch_first_256": agreement[name]}
-                           for name, r in rates.items()}}
-    if args.breakdown:
-        report["breakdown"] = breakdown(texts, args.max_tokens, len(texts) / base)
+            report["variants"][name]["texts_per_s"].append(len(texts) / seconds[name])
+        base = statistics.median(report["variants"][names[0]]["texts_per_s"])
+        for name in names:
+            rates = report["variants"][name]
+            rates["texts_per_s_median"] = statistics.median(rates["texts_per_s"])
+            rates["speedup"] = rates["texts_per_s_median"] / base
+        if args.breakdown:
+            report["breakdown"]["seconds_torch_total"] = len(texts) / base
+            report["breakdown"]["seconds_torch_model_and_pooling"] = (
+                len(texts) / base - report["breakdown"]["seconds_torch_tokenise"])
+        print(f"pass {pass_no + 1} (load {os.getloadavg()[0]:.1f}): " +
+              ", ".join(f"{name} {seconds[name]:.0f} s, {len(texts) / seconds[name]:.1f}/s" for name in names),
+              flush=True)
+        if args.json:
+            args.json.write_text(json.dumps({**report, "part": "speed", "date": time.strftime("%Y-%m-%d")}, indent=1),
+                                 encoding="utf-8")
     return report
 
 
@@ -275,10 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=5000, help="speed: the first N texts of the index")
     parser.add_argument("--rounds", type=int, default=3, help="speed: passes over all texts; first-answer: rounds")
     parser.add_argument("--breakdown", action="store_true", help="speed: also where PyTorch's time goes")
+    parser.add_argument("--sorted-torch", action="store_true", help="speed: also PyTorch on length-sorted chunks")
     parser.add_argument("--data", type=Path, help="quality: directory with the ACM-CR query files")
     parser.add_argument("--out", type=Path, help="quality: where the ONNX runtimes' indexes are built")
     parser.add_argument("--runtimes", nargs="+", choices=ONNX_RUNTIMES, default=list(ONNX_RUNTIMES),
-                        help="quality: the ONNX runtimes compared with PyTorch")
+                        help="the ONNX runtimes compared with PyTorch")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -25,7 +25,7 @@ import numpy as np
 
 from recommender import index_files
 from recommender.embedding_cache import EmbeddingCache, text_key
-from recommender.encoders import DEFAULT_MAX_TOKENS, SBERT_NAME
+from recommender.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name
 from recommender.index import Index
 from recommender.loaders import load_corpus
 from recommender.paper import Paper
@@ -33,7 +33,8 @@ from recommender.paper import Paper
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
 DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
-ENCODER_NAME = f"{SBERT_NAME}@{DEFAULT_MAX_TOKENS}"  # the cache key of the index's default encoder
+BASE_ENCODER = encoder_name(DEFAULT_MAX_TOKENS, "torch")  # the cache key of the demo's shipped vectors
+ENCODER_NAME = encoder_name(DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME)  # the cache key of a new index's encoder
 
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]|\d+")
 CHUNK = 20_000          # papers generated and written at a time
@@ -107,8 +108,8 @@ def _base_papers(pool_index: Path | None) -> tuple[list[Paper], np.ndarray]:
               if line.strip()]
     stored = np.load(DEMO_EMBEDDINGS)
     by_key = dict(zip(stored["sbert_keys"].tolist(), stored["sbert_vectors"].astype(np.float32)))
-    kept = [p for p in papers if text_key(ENCODER_NAME, p.text) in by_key]
-    vectors = [np.stack([by_key[text_key(ENCODER_NAME, p.text)] for p in kept])]
+    kept = [p for p in papers if text_key(BASE_ENCODER, p.text) in by_key]
+    vectors = [np.stack([by_key[text_key(BASE_ENCODER, p.text)] for p in kept])]
     if pool_index is not None:
         index = Index.load(pool_index, verify=False)
         try:

@@ -11,7 +11,7 @@ DEFAULT_MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained with; twice 
 # What runs all-MiniLM-L6-v2: PyTorch (sentence-transformers), or ONNX Runtime with float32 or int8 weights
 # (`onnx_encoder.py`). An index records its encoder's name, and its queries use the same one.
 RUNTIMES = ("torch", "onnx-fp32", "onnx-int8")
-DEFAULT_RUNTIME = "torch"  # for new indexes (docs/benchmarks.md, "Embedding throughput")
+DEFAULT_RUNTIME = "onnx-int8"  # for new indexes (docs/benchmarks.md, "Embedding throughput")
 
 
 class SbertEncoder:

@@ -9,8 +9,11 @@ finished and two processes never export at once. Loading the file needs none of 
 """
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import warnings
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
@@ -46,12 +49,26 @@ def ensure_model(variant: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock"):
         if not target.is_file():  # another process may have finished it while we waited
-            with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as work:
+            with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as work, _quiet():
                 fused = _export_fused(Path(work))
                 if variant == "int8":
                     fused = _quantize(fused, Path(work) / "int8.onnx")
                 _publish(fused, target)
     return target
+
+
+@contextmanager
+def _quiet():
+    """The exporter's tracing warnings and the quantiser's advice are about this one export, not the user's work."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        root.setLevel(level)
 
 
 def discard(path: Path) -> None:

@@ -64,7 +64,7 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
         pass
     _seed_cache(root)
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,
-                source={"file": DEMO_CORPUS.name, "sha256": checksum})
+                source={"file": DEMO_CORPUS.name, "sha256": checksum}, runtime="torch")  # the shipped vectors' encoder
     return root
 
 
