@@ -6,6 +6,7 @@ import numpy as np
 
 from bench.incite_peer import score_peer, sibling_index
 from recommender.config import METHODS
+from recommender.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, query_for_paper
 from recommender.index import Index
 from recommender.query import Query
@@ -24,7 +25,9 @@ def test_sibling_index_serves_other_vectors_and_leaves_the_index_alone(small_ind
 
     # the first paper's own text now finds the paper that holds its vector: the last one
     first = base.papers([0])[0]
-    ranking = Recommender(sibling).rank(Query(title=first.title, abstract=first.abstract), METHODS["dense"], k=3)
+    ours = english_encoder(base.manifest["model"])  # the sibling's name is not an encoder: queries need one given
+    ranking = Recommender(sibling, encoder=ours).rank(Query(title=first.title, abstract=first.abstract),
+                                                      METHODS["dense"], k=3)
     assert sibling.ids[ranking.positions[0]] == base.ids[-1]
 
 
