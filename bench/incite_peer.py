@@ -25,10 +25,13 @@ rankings, sibling indexes) goes to --work, never into the repository. Writes ben
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import platform
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -42,8 +45,10 @@ from recommender import index_files as files
 from recommender.config import ANNOY_TREES, METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.metrics import summarize
+from recommender.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, queries_from_file, queries_from_split
-from recommender.index import Index
+from recommender.index import Index, build_index
+from recommender.learned import load_head, load_reranker
 from recommender.recommender import Recommender
 from recommender.retrieve import allowed
 
@@ -59,6 +64,31 @@ SETS = {
     "hepth": {"dir": "hepth-kddcup2003", "index": "/work/idx/hepth", "split": "splits.json:dev"},
 }
 KEYS = ("ndcg@10", "mrr", "recall@10", "map", "recall@100", "recall@1000")
+
+
+class RememberingEncoder:
+    """An encoder that encodes each distinct text once: `evaluate` clears the engine's caches before every method
+    (for honest timings), and on this 2-core machine re-encoding every query for every method costs more than the
+    rest of the run. Rankings are unchanged; the timings then leave out query encoding."""
+
+    def __init__(self, encoder):
+        self.encoder, self.name, self.dim, self.known = encoder, encoder.name, encoder.dim, {}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.known))
+        if missing:
+            self.known.update(zip(missing, self.encoder.encode(missing)))
+        return np.stack([self.known[t] for t in texts]).astype(np.float32, copy=False)
+
+    def prime(self, queries: list[EvalQuery]) -> None:
+        """Encode every text the engine will ask for (passage and draft, or the draft) in one batched pass."""
+        self.encode([t for q in queries for t in (q.query.main_text, q.query.global_text) if t])
+
+
+def recommender_with(index: Index, encoder) -> Recommender:
+    """The engine over `index` with its stored learned parts (as `Recommender.load`) and the given encoder."""
+    return Recommender(index, head=load_head(index.root, index.dense.shape[1]), reranker=load_reranker(index.root),
+                       local_reranker=load_reranker(index.root, local=True), encoder=encoder)
 
 
 def query_sets(name: str, data: Path, index: Index, limit: int | None, seed: int) -> dict[str, list[EvalQuery]]:
@@ -87,18 +117,71 @@ def peer_corpus(index: Index, path: Path) -> None:
                                   "doi": paper.doi or None}, ensure_ascii=False) + "\n")
 
 
-def peer_texts(queries: list[EvalQuery]) -> dict[str, list[dict]]:
-    """What a user of inCite types: the passage (local) or title and abstract (global); in local mode also the
-    draft's title and abstract before the passage."""
+def peer_vectors(corpus: Path, folder: Path, encoder: InciteEncoder, chunk: int = 500) -> Path:
+    """The papers' vectors under inCite's model, of inCite's own text of each paper (`Paper.to_embedding_text`:
+    title, authors, year, venue, abstract) at its length, in corpus order. inCite's embedder pads every batch of 64
+    to its longest text; `InciteEncoder` batches by length and gives the same vectors. Vectors are kept in `folder`
+    by text, one file per chunk, so an interrupted run resumes and a smaller pool reuses a larger one's."""
+    from incite.corpus.loader import load_corpus
+
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = [paper.to_embedding_text() for paper in load_corpus(corpus)]
+    known = {}
+    for part in sorted(folder.glob("part-*.npz")):
+        with np.load(part, allow_pickle=False) as saved:
+            known.update(zip(saved["keys"].tolist(), saved["vectors"]))
+    missing = list(dict.fromkeys(t for t in texts if text_key(t) not in known))
+    for start in range(0, len(missing), chunk):
+        batch = missing[start:start + chunk]
+        vectors = encoder.encode(batch)
+        keys = [text_key(t) for t in batch]
+        np.savez(folder / f"part-{len(list(folder.glob('part-*.npz'))):05d}.npz", keys=np.array(keys), vectors=vectors)
+        known.update(zip(keys, vectors))
+        print(f"peer vectors: {min(start + chunk, len(missing))}/{len(missing)} new", file=sys.stderr, flush=True)
+    path = corpus.with_name(corpus.stem + ".vectors.npy")
+    np.save(path, np.stack([known[text_key(t)] for t in texts]).astype(np.float32))
+    return path
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def acm_subpool(base: Index, data: Path, size: int, root: Path) -> Path:
+    """A smaller ACM-CR pool: the first `size` papers of the pool index (the papers a query cites, then a seeded
+    random sample, as `bench/review_places.py` built it) plus every paper a query cites that lies beyond them.
+    Its MiniLM vectors come from the pool's embedding cache (copied), so building it embeds nothing."""
+    try:
+        files.current_version(root)
+        return root
+    except files.IndexError_:
+        pass
+    cited = set()
+    for file in SETS["acm-cr"]["files"].values():
+        with gzip.open(data / SETS["acm-cr"]["dir"] / file, "rt", encoding="utf-8") as handle:
+            for row in (json.loads(line) for line in handle if line.strip()):
+                cited.update(row.get("relevant") or [])
+    papers = base.all_papers()
+    chosen = papers[:size] + [p for p in papers[size:] if p.id in cited]
+    cache = files.embedding_cache_path(root)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(files.embedding_cache_path(base.root), cache)
+    build_index(chosen, root, max_tokens=base.manifest["max_tokens"], progress_bar=False,
+                source={**base.manifest.get("source", {}), "pool_index": str(base.root), "prefix": size})
+    return root
+def peer_texts(queries: list[EvalQuery], with_draft: bool) -> dict[str, list[dict]]:
+    """What a user of inCite types: the passage (local) or title and abstract (global); in local mode, when
+    `with_draft`, also the draft's title and abstract before the passage."""
     local = any(q.query.is_local for q in queries)
     variants = {"incite": [{"qid": q.qid, "text": q.query.main_text} for q in queries]}
-    if local:
+    if local and with_draft:
         variants["incite, draft + passage"] = [
             {"qid": q.qid, "text": f"{q.query.global_text}. {q.query.context_text}".strip(". ")} for q in queries]
     return variants
 
 
-def run_peer(python: str, work: Path, label: str, rows: list[dict], corpus: Path, faiss: Path) -> dict[str, list]:
+def run_peer(python: str, work: Path, label: str, rows: list[dict], corpus: Path, faiss: Path,
+             vectors: Path | None) -> dict[str, list]:
     """inCite's ranked ids per query id, from the worker in the peer's environment (cached in `work`)."""
     slug = label.replace(" ", "_").replace(",", "").replace("+", "plus")
     queries, runs = work / f"{slug}.queries.jsonl", work / f"{slug}.runs.jsonl"
@@ -108,6 +191,7 @@ def run_peer(python: str, work: Path, label: str, rows: list[dict], corpus: Path
         env = {**os.environ, "HOME": str(work), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
         command = [python, "-m", "bench.incite_peer_worker", "--corpus", str(corpus), "--queries", str(queries),
                    "--faiss", str(faiss), "--out", str(runs) + ".part", "--k", str(DEPTH)]
+        command += ["--vectors", str(vectors)] if vectors else []
         subprocess.run(command, check=True, env=env, cwd=Path(__file__).resolve().parent.parent)
         os.replace(str(runs) + ".part", runs)
     found = [json.loads(line) for line in runs.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -178,30 +262,43 @@ def run_set(name: str, args, report: dict) -> None:
     root = Path(getattr(args, f"{name.replace('-', '_')}_index") or SETS[name]["index"])
     work = args.work / name
     work.mkdir(parents=True, exist_ok=True)
-    rec = Recommender.load(root)
-    index = rec.index
+    if name == "acm-cr" and args.acm_pool_size:
+        root = acm_subpool(Index.load(root), args.data, args.acm_pool_size, work / f"pool-{args.acm_pool_size}")
+        work = work / f"pool-{args.acm_pool_size}-runs"
+        work.mkdir(parents=True, exist_ok=True)
+    index = Index.load(root)
+    ours_encoder = RememberingEncoder(english_encoder(index.manifest["model"]))  # the index's own encoder
+    rec = recommender_with(index, ours_encoder)
     limit = args.hepth_limit if name == "hepth" else None
     sets = query_sets(name, args.data, index, limit, args.seed)
     corpus, faiss_dir = work / "corpus.jsonl", work / "faiss"
     peer_corpus(index, corpus)
 
-    encoder = InciteEncoder(PEER_MAX_TOKENS)
+    incite_encoder = InciteEncoder(PEER_MAX_TOKENS)
+    encoder = RememberingEncoder(incite_encoder)
     ours_incite = None
-    entry = report["sets"].setdefault(name, {"index": str(root), "papers": len(index),
+    key = f"{name}-pool{args.acm_pool_size}" if name == "acm-cr" and args.acm_pool_size else name
+    entry = report["sets"].setdefault(key, {"index": str(root), "papers": len(index),
                                              "index_version": index.version.name, "query_sets": {}})
     for label, queries in sets.items():
+        if args.query_sets and label not in args.query_sets:
+            continue
         started = time.time()
         rows = {}
         methods = {m: METHODS[m] for m in OURS}
+        ours_encoder.prime(queries)
         for method, metrics in evaluate(rec, queries, methods, depth=DEPTH, progress=False).items():
             rows["full (default)" if method == "full" else method] = metrics
-        for variant, texts in peer_texts(queries).items():
-            runs = run_peer(args.peer_python, work, f"{label} {variant}", texts, corpus, faiss_dir)
+        for variant, texts in peer_texts(queries, label in args.draft_variant).items():
+            vectors = None if (faiss_dir / "index.faiss").is_file() else \
+                peer_vectors(corpus, args.work / name / "peer-vectors", incite_encoder)
+            runs = run_peer(args.peer_python, work, f"{label} {variant}", texts, corpus, faiss_dir, vectors)
             rows[variant] = score_peer(index, queries, runs)
         if ours_incite is None:
             sibling = sibling_index(index, faiss_vectors(faiss_dir, index.ids), work / "ours-incite-encoder",
                                     encoder.name)
-            ours_incite = Recommender(sibling, encoder=encoder)
+            ours_incite = recommender_with(sibling, encoder)
+        encoder.prime(queries)
         for method, metrics in evaluate(ours_incite, queries, {m: METHODS[m] for m in WITH_INCITE_ENCODER},
                                         depth=DEPTH, progress=False).items():
             rows[f"{'full (default)' if method == 'full' else method}, inCite encoder"] = metrics
@@ -225,7 +322,12 @@ def main() -> None:
     parser.add_argument("--acm-cr-index", dest="acm_cr_index", type=Path)
     parser.add_argument("--citeseer-index", type=Path)
     parser.add_argument("--hepth-index", type=Path)
+    parser.add_argument("--acm-pool-size", type=int, help="ACM-CR on the first N papers of the pool index plus every "
+                        "cited paper (embedding the whole pool with inCite's model takes hours on 2 busy cores)")
     parser.add_argument("--hepth-limit", type=int, help="a seeded sample of this many hep-th dev queries")
+    parser.add_argument("--query-sets", nargs="+", help="only these query sets (e.g. paragraphs sentences)")
+    parser.add_argument("--draft-variant", nargs="*", default=["paragraphs"],
+                        help="local query sets on which inCite also gets the draft before the passage (4x its cost)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--peer-python", default=os.environ.get("INCITE_PEER_PYTHON", "/work/idx/peer/venv/bin/python"),
                         help="the Python of the peer's environment (bench/requirements-peer.txt)")
