@@ -30,8 +30,8 @@ def main() -> None:
     parser.add_argument("--faiss", type=Path, required=True, help="inCite's FAISS store, built here when absent")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--k", type=int, default=1000)
-    parser.add_argument("--vectors", type=Path, help="the papers' vectors under inCite's model, in corpus order (.npy), "
-                        "handed to its build_index instead of embedding here")
+    parser.add_argument("--vectors", type=Path, help="the papers' vectors under inCite's model, in corpus order "
+                        "(.npy), handed to its build_index instead of embedding here")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from incite.agent import InCiteAgent
