@@ -12,8 +12,8 @@ Per query set, one table of rows scored by the project's metrics (`recommender.e
   BM25 fused by reciprocal rank, `InCiteAgent.recommend` with its defaults) in the peer's environment
   (--peer-python; `bench/requirements-peer-env.txt`). Its query is what a user of inCite would type: the passage
   (the `[CIT]` marks removed) in local mode, title and abstract in global mode; on the --draft-variant sets also
-  the citing paper's title and abstract followed by the passage (the same text our methods get). Its lists are cut by the same
-  protocol as ours (`retrieve.allowed`: the citing paper itself and papers dated after a query paper removed);
+  the citing paper's title and abstract followed by the passage (the same text our methods get). Its lists are
+  cut by the protocol ours follow (`retrieve.allowed`: the citing paper, and papers dated after a query paper);
 - inCite's encoder inside our pipeline: the paper vectors of the peer's FAISS store (inCite's text and length)
   become our dense field (a sibling index in --work that shares every other file with the real one, read only),
   and queries are encoded by `bench/incite_encoder.py`; rows `dense`, `hybrid`, `full` with "inCite encoder".
@@ -21,7 +21,8 @@ Per query set, one table of rows scored by the project's metrics (`recommender.e
 Indexes: ACM-CR on the 10,000-paper pool of /work/idx/acm-pool (every paper a development query cites plus a seeded
 sample; built by `bench/review_places.py`) or, with --acm-pool-size, on a prefix of it (`acm_subpool`); CiteSeer on
 /work/idx/citeseer; hep-th on --hepth-index. The corpus the peer indexes is the very paper list of each index.
-Everything derived (corpus copies, the peer's FAISS stores and vectors, rankings, sibling indexes) goes to --work, never into the repository. Writes bench/results/incite_peer.json.
+Everything derived (corpus copies, the peer's FAISS stores and vectors, rankings, sibling indexes) goes to --work,
+never into the repository. Writes bench/results/incite_peer.json.
 """
 from __future__ import annotations
 
