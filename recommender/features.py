@@ -21,12 +21,21 @@ query: papers dated no later than it, never the query itself), so no citation ed
     fused_rank        log(1 + rank by fused score in the pool)
     citations_rel     citations minus the pool's highest (robust to the corpus growing over time)
     own               share of the query's authors who wrote the paper (0 when the query names none)
+    seed_authors      seed-weighted share of the seeds (itself left out) that share an author with the paper: the
+                      query's own authors' earlier work shows up even when the query names no author
+    pool_authors      log(1 + papers among the pool's top `POOL_TOP` sharing an author with it, itself left out)
+    pool_cited        log(1 + papers among the pool's top `POOL_TOP` citing it)
+    pool_cites        log(1 + papers among the pool's top `POOL_TOP` it cites)
+    recent_citations  log(1 + in-citations from allowed papers, each weighted 2^-(query year - its year))
+    graph2            support two steps away: the seeds' references' references, seed-weighted, / the pool's best
+    query_authors     1 when the query's authors took part (own work on and at least one author named), else 0
 Seeds are the top `config.expand_from` papers of the pool by fused score, weighted by it (`expand.seed_weights`).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .authors import author_key
 from .expand import seed_weights
 from .lexical import analyze
 from .pool import CandidatePool
@@ -36,7 +45,9 @@ from .retrieve import DenseRetriever, lexical_texts
 
 FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",
-            "citations_rel", "own")
+            "citations_rel", "own", "seed_authors", "pool_authors", "pool_cited", "pool_cites", "recent_citations",
+            "graph2", "query_authors")
+POOL_TOP = 50  # the pool's best papers (by fused score) that the pool_* features compare each candidate with
 
 # Readable names for explanations: the evidence a feature stands for.
 DESCRIPTIONS = {
@@ -48,6 +59,10 @@ DESCRIPTIONS = {
     "coupling": "shares references with the closest papers", "coupling_count": "shares references with the closest papers",
     "year_gap": "its age", "fused": "the combined retrieval score", "fused_rank": "the combined retrieval score",
     "citations_rel": "how often it is cited", "own": "written by one of your authors",
+    "seed_authors": "shares an author with the closest papers", "pool_authors": "shares an author with the closest papers",
+    "pool_cited": "cited by the other top candidates", "pool_cites": "cites the other top candidates",
+    "recent_citations": "how often it was cited lately", "graph2": "cited by papers the closest papers cite",
+    "query_authors": "your authors",
 }
 
 
@@ -68,6 +83,7 @@ class FeatureExtractor:
     def __init__(self, index, backend: Backend, reader: QueryReader, dense: dict[str, DenseRetriever]):
         self.index, self.backend, self.reader, self.dense = index, backend, reader, dense
         self._title_terms: dict[int, frozenset[str]] = {}
+        self._author_keys: dict[int, frozenset[str]] = {}
         postings = index.lexical.model.scores
         self._indptr = np.asarray(postings["indptr"])
         self._doc_ids = np.asarray(postings["indices"])
@@ -79,6 +95,26 @@ class FeatureExtractor:
         if terms is None:
             terms = self._title_terms[pos] = frozenset(analyze(self.index.titles[pos]))
         return terms
+
+    def author_keys(self, pos: int) -> frozenset[str]:
+        keys = self._author_keys.get(pos)
+        if keys is None:
+            keys = self._author_keys[pos] = frozenset(author_key(name) for name in self.index.authors[pos]) - {""}
+        return keys
+
+    def shared_authors(self, cands: np.ndarray, others: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """For each candidate, the summed weight of the `others` (itself left out) that share an author with it."""
+        holders: dict[str, set[int]] = {}
+        for j, other in enumerate(others.tolist()):
+            for key in self.author_keys(other):
+                holders.setdefault(key, set()).add(j)
+        out = np.zeros(len(cands), dtype=np.float64)
+        for i, cand in enumerate(cands.tolist()):
+            found: set[int] = set()
+            for key in self.author_keys(cand):
+                found |= holders.get(key, set())
+            out[i] = sum(weights[j] for j in found if others[j] != cand)
+        return out
 
     def query_year(self, query) -> int:
         """The query's year: its date cut-off, else its year_max, else the newest year of the corpus."""
@@ -165,4 +201,16 @@ class FeatureExtractor:
         out[:, col["citations_rel"]] = out[:, col["citations"]] - out[:, col["citations"]].max()
         if "own" in pool.components:
             out[:, col["own"]] = pool.components["own"]
+
+        top = cands[np.argsort(-fused, kind="stable")[:POOL_TOP]]
+        out[:, col["seed_authors"]] = self.shared_authors(cands, seeds, seed_w)
+        out[:, col["pool_authors"]] = np.log1p(self.shared_authors(cands, top, np.ones(len(top))))
+        out[:, col["pool_cited"]] = np.log1p(graph.times_cited_by(top.tolist())[cands])
+        out[:, col["pool_cites"]] = np.log1p(graph.times_citing(top.tolist())[cands])
+        decay = np.where(allowed & (index.years > 0), np.exp2(-np.clip(qyear - index.years, 0, None)), 0.0)
+        out[:, col["recent_citations"]] = np.log1p(np.asarray(citers @ decay).ravel())
+        first = np.asarray(seed_refs.T @ seed_w).ravel() * allowed
+        second = np.asarray(graph.cited_by[cands] @ first).ravel()
+        out[:, col["graph2"]] = second / second.max() if second.max() > 0 else 0.0
+        out[:, col["query_authors"]] = float(pool.config.own_work and any(author_key(a) for a in query.authors))
         return out

@@ -83,10 +83,19 @@ class Reranker:
     model: object
     features: tuple[str, ...] = FEATURES
     info: dict = field(default_factory=dict)
+    layout: tuple[str, ...] | None = None  # the columns of the matrices it is given (None: its `features`); a model
+                                           # trained before features were added reads its own columns of the new ones
+
+    def columns(self, matrix: np.ndarray) -> np.ndarray:
+        """The model's `features` columns of a `layout` matrix (or row)."""
+        if self.layout is None or tuple(self.layout) == tuple(self.features):
+            return matrix
+        return matrix[..., [self.layout.index(name) for name in self.features]]
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
-        """One score in [0, 1] per row of a FEATURES matrix: a classifier's probability of being cited, or a
+        """One score in [0, 1] per row of a `layout` matrix: a classifier's probability of being cited, or a
         ranker's score through a logistic squash (same order; not a probability)."""
+        matrix = self.columns(matrix)
         if hasattr(self.model, "predict_proba"):
             return self.model.predict_proba(matrix)[:, 1].astype(np.float32)
         return (1.0 / (1.0 + np.exp(-self.model.predict(matrix)))).astype(np.float32)
@@ -99,6 +108,7 @@ class Reranker:
         scales = np.asarray(self.info.get("feature_scales") or np.ones(len(self.features)), dtype=np.float64)
         signs = np.asarray(self.info.get("feature_signs") or np.ones(len(self.features)), dtype=np.float64)
         weights = np.asarray(self.info.get("feature_importance") or np.ones(len(self.features)), dtype=np.float64)
+        row = self.columns(row)
         with np.errstate(invalid="ignore"):
             lift = np.nan_to_num(signs * weights * (row - means) / np.where(scales > 0, scales, 1.0))
         names = []
@@ -171,14 +181,15 @@ def load_reranker(root: Path | str, local: bool = False) -> Reranker | None:
                                 f"is not {FORMAT}; {retrain}.")
     if len(payload) != header.get("bytes") or hashlib.sha256(payload).hexdigest() != header.get("sha256"):
         raise LearnedModelError(f"{path}: model file is damaged (checksum mismatch); {retrain}.")
-    if tuple(header.get("features") or ()) != features:
+    names = tuple(header.get("features") or ())
+    if not names or not set(names) <= set(features):
         raise LearnedModelError(f"{path}: the model was trained on other features than this version computes; "
                                 f"{retrain}.")
     try:
         model = pickle.loads(payload)
     except Exception as exc:  # a model pickled by an incompatible scikit-learn
         raise LearnedModelError(f"{path}: the model cannot be loaded ({exc}); {retrain}.") from exc
-    return Reranker(model, features, header.get("info") or {})
+    return Reranker(model, names, header.get("info") or {}, layout=features)
 
 
 def describe_learned(root: Path | str) -> str:

@@ -113,6 +113,23 @@ def collect(recommender: Recommender, queries: list[EvalQuery], config: Pipeline
     return X, y, g, facts
 
 
+def collect_both(recommender: Recommender, queries: list[EvalQuery], config: PipelineConfig | None = None,
+                 **options):
+    """`collect` over each query's pool with its authors (own work) and again with them ignored, the rows of the
+    second pass after the first's: one model learns both kinds of pool (a query that names its authors and one
+    that names none; the `query_authors` feature tells them apart)."""
+    config = config or METHODS["learned"].with_(pool=TRAIN_POOL)
+    X, y, groups, facts = collect(recommender, queries, config, **options)
+    if not config.own_work:
+        return X, y, groups, facts
+    X2, y2, groups2, facts2 = collect(recommender, queries, config.with_(own_work=False), **options)
+    facts.update({"queries_used_without_authors": facts2["queries_used"], "pairs": facts["pairs"] + facts2["pairs"],
+                  "positives": facts["positives"] + facts2["positives"],
+                  "pool_recall_without_authors": facts2["pool_recall"]})
+    return (np.concatenate([X, X2]), np.concatenate([y, y2]), np.concatenate([groups, groups2 + len(queries)]),
+            facts)
+
+
 def make_model(kind: str = "lambdarank", seed: int = 0, few_queries: bool = False):
     """"lambdarank": LightGBM trees trained to rank each query's whole pool (NaN-aware; best MRR on hep-th dev,
     bench/rerank_objectives.py); "hgb": gradient-boosted trees (NaN-aware); "logreg": standardised logistic
@@ -161,10 +178,12 @@ def group_sizes(groups: np.ndarray) -> np.ndarray:
 
 def fit(X: np.ndarray, y: np.ndarray, kind: str = "lambdarank", seed: int = 0,
         groups: np.ndarray | None = None, features: tuple[str, ...] = FEATURES,
-        few_queries: bool = False) -> Reranker:
-    """Fit a model (`make_model`) over the `features` columns of X (a ranker on each query's rows; a classifier
-    with per-query balanced weights when `groups` is given) and record what explanations need (feature means,
-    spreads, directions, importance)."""
+        few_queries: bool = False, layout: tuple[str, ...] | None = None) -> Reranker:
+    """Fit a model (`make_model`) over the `features` columns of X, whose columns are `layout` (default: just
+    `features`), as a ranker on each query's rows or a classifier with per-query balanced weights when `groups` is
+    given, and record what explanations need (feature means, spreads, directions, importance)."""
+    if layout is not None and tuple(layout) != tuple(features):
+        X = X[:, [layout.index(name) for name in features]]
     if len(set(y.tolist())) < 2:
         raise ValueError("training pairs hold only one class (need cited and non-cited papers)")
     model = make_model(kind, seed, few_queries)
@@ -189,7 +208,7 @@ def fit(X: np.ndarray, y: np.ndarray, kind: str = "lambdarank", seed: int = 0,
     importance = np.abs(np.nan_to_num(pos - neg)) / np.where(scales > 0, scales, 1.0)
     info = {"model": kind, "feature_means": np.nan_to_num(means).tolist(), "feature_scales": np.nan_to_num(scales).tolist(),
             "feature_signs": signs.tolist(), "feature_importance": importance.tolist()}
-    return Reranker(model, features, info)
+    return Reranker(model, tuple(features), info, layout=layout)
 
 
 def train(recommender: Recommender, queries: list[EvalQuery], *, kind: str = "lambdarank",
@@ -201,8 +220,8 @@ def train(recommender: Recommender, queries: list[EvalQuery], *, kind: str = "la
     if max_queries and len(queries) > max_queries:
         queries = random.Random(seed).sample(queries, max_queries)
     negatives = None if kind == "lambdarank" else RANDOM_NEGATIVES
-    X, y, groups, facts = collect(recommender, queries, config, random_negatives=negatives, seed=seed,
-                                  progress=progress)
+    X, y, groups, facts = collect_both(recommender, queries, config, random_negatives=negatives, seed=seed,
+                                       progress=progress)
     collected = time.time()
     reranker = fit(X, y, kind, seed, groups)
     import sklearn
