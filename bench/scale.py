@@ -1,6 +1,6 @@
 """The limit of one machine: index build, disk, memory and query latency on synthetic corpora of growing size.
 
-    nice -n 10 python -m bench.scale --sizes 100000 1000000 [3000000] --out /work/idx/scale [--queries 200]
+    nice -n 19 python -m bench.scale --sizes 100000 1000000 [3000000] --out /work/idx/scale [--queries 200]
 
 Everything is written under --out (outside the repository; never commit it). For each size, three processes,
 one after the other, so that each one's peak memory is its own:
@@ -68,13 +68,25 @@ def available_bytes() -> int:
     raise RuntimeError("no MemAvailable in /proc/meminfo")
 
 
+def proportional_set() -> dict[str, int]:
+    """Pss lines of /proc/self/smaps_rollup in bytes: each resident page counted once however many mappings of
+    this process hold it (a page that n processes map counts 1/n), where RSS counts it once per mapping."""
+    found = {}
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name.startswith("Pss") and value.strip().endswith("kB"):
+            found[name] = int(value.split()[0]) * 1024
+    return found
+
+
 def memory_report() -> dict[str, float]:
-    """This process's peak and current resident memory, in MiB."""
-    status = proc_status()
+    """This process's peak and current resident memory and its proportional set (PSS), in MiB."""
+    status, pss = proc_status(), proportional_set()
     mib = 1 << 20
     return {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "rss_mib": round(status["VmRSS"] / mib), "rss_anon_mib": round(status.get("RssAnon", 0) / mib),
-            "rss_file_mib": round(status.get("RssFile", 0) / mib)}
+            "rss_file_mib": round(status.get("RssFile", 0) / mib), "pss_mib": round(pss.get("Pss", 0) / mib),
+            "pss_file_mib": round(pss.get("Pss_File", 0) / mib)}
 
 
 # ----------------------------------------------------------------------------------------------- phases
@@ -329,7 +341,7 @@ def main() -> None:
     if ROOT in args.out.resolve().parents or args.out.resolve() == ROOT:
         raise SystemExit(f"--out {args.out} is inside the repository: synthetic corpora must stay outside it")
     results = json.loads(args.results.read_text()) if args.results.is_file() else {"sizes": {}}
-    results.update({"command": "nice -n 10 python -m bench.scale " + " ".join(sys.argv[1:]),
+    results.update({"command": f"nice -n {os.nice(0)} python -m bench.scale " + " ".join(sys.argv[1:]),
                     "machine": machine(), "date": time.strftime("%Y-%m-%d")})
     for n in sorted(args.sizes):
         record = run_size(n, args)

@@ -108,7 +108,8 @@ def write_plot(results: dict, path: Path) -> None:
             ("query process", [_scaled(_get(r, "query", "peak_rss_mib"), gib) for r in records]),
             ("build process", [_scaled(_get(r, "build", "peak_rss_mib"), gib) for r in records]),
             ("query process, own memory (no mapped files)",
-             [_scaled(_get(r, "query", "rss_anon_mib"), gib) for r in records])],
+             [_scaled(_get(r, "query", "rss_anon_mib"), gib) for r in records]),
+            ("query process, each page once (PSS)", [_scaled(_get(r, "query", "pss_mib"), gib) for r in records])],
          6, "goal 6 GiB (query)"),
         ("Process start to first answer", "s", [
             ("CPU time", [_get(r, "query", "cpu_first_query_s") for r in records]),
