@@ -157,3 +157,18 @@ def test_a_damaged_cached_model_is_exported_again(tmp_path, monkeypatch, torch_v
 def test_english_encoder_follows_the_manifest_name():
     assert english_encoder("all-MiniLM-L6-v2@128") is get_encoder("sbert", 128, "torch")
     assert english_encoder("all-MiniLM-L6-v2@128+onnx-fp32") is get_encoder("sbert", 128, "onnx-fp32")
+
+
+def test_the_command_line_builds_with_the_runtime_asked_for_and_adds_with_the_index_own(tmp_path):
+    from recommender.cli import main
+
+    corpus = tmp_path / "papers.jsonl"
+    corpus.write_text("\n".join(json.dumps(p.to_dict()) for p in papers(10)) + "\n", encoding="utf-8")
+    more = tmp_path / "more.jsonl"
+    more.write_text("\n".join(json.dumps(p.to_dict()) for p in papers(3, start=10)) + "\n", encoding="utf-8")
+    assert main(["index", str(corpus), "--out", str(tmp_path / "idx"), "--runtime", "onnx-fp32"]) == 0
+    assert main(["index", str(more), "--out", str(tmp_path / "idx"), "--add"]) == 0
+    index = Index.load(tmp_path / "idx")
+    assert len(index) == 13 and index.manifest["model"] == "all-MiniLM-L6-v2@128+onnx-fp32"
+    with pytest.raises(SystemExit):
+        main(["index", str(corpus), "--out", str(tmp_path / "other"), "--runtime", "openvino"])
