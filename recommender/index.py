@@ -44,14 +44,27 @@ def _embed_into(staging: Path, prefix: str, texts: list[str], encoder, cache: Em
     vectors = embed_with_cache(texts, encoder, cache, desc=f"embedding ({encoder.name})",
                                progress=progress_bar, on_chunk=report)
     files.record_vector_dim(staging, prefix, vectors.shape[1])
-    annoy = AnnoyIndex(vectors.shape[1], "angular")
-    for pos, vec in enumerate(vectors):
-        annoy.add_item(pos, vec)
     if on_progress:
         on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
-    annoy.build(ANNOY_TREES, n_jobs=-1)
-    annoy.save(str(staging / f"{prefix}.ann"))
-    annoy.unload()
+    write_annoy(staging / f"{prefix}.ann", vectors)
+
+
+def write_annoy(path: Path, vectors: np.ndarray, n_jobs: int = -1) -> None:
+    """An angular Annoy index of `vectors` (item i = row i, `ANNOY_TREES` trees), built straight into the file at
+    `path` rather than in memory: the same bytes as an in-memory build and `save` (for the same trees), while
+    its pages are the kernel's to write back instead of the build's own memory.
+
+    The file is created here first, so it gets the permissions of every other file (Annoy creates its own
+    readable by its owner only)."""
+    path.touch()
+    annoy = AnnoyIndex(vectors.shape[1], "angular")
+    try:
+        annoy.on_disk_build(str(path))
+        for pos, vec in enumerate(vectors):
+            annoy.add_item(pos, vec)
+        annoy.build(ANNOY_TREES, n_jobs=n_jobs)
+    finally:
+        annoy.unload()
 
 
 def _build_glossary(staging: Path, papers: list[Paper], cache: EmbeddingCache, on_progress: Progress | None,
