@@ -124,7 +124,7 @@ def main() -> None:
     parser.add_argument("--splits", type=Path, required=True, help="splits.json with `train` and `dev`")
     parser.add_argument("--train-queries", type=int, default=5000)
     parser.add_argument("--dev-limit", type=int)
-    parser.add_argument("--cache", type=Path, required=True, help="folder for the collected pools")
+    parser.add_argument("--cache", type=Path, help="folder for the collected pools (needed unless --evaluate)")
     parser.add_argument("--variants", nargs="+", default=["old:with", "old:without", "new:with", "new:without",
                                                           "new:both"])
     parser.add_argument("--seed", type=int, default=0)
