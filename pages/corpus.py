@@ -109,15 +109,22 @@ def read_upload(name: str, data: bytes) -> LoadResult:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(name).name
         path.write_bytes(data)
-        result = load_corpus(path)
+        try:
+            result = load_corpus(path)
+        except CorpusError as exc:  # its message names the file by the server's temporary path: name the upload
+            raise CorpusError(str(exc).replace(str(path), Path(name).name)) from None
     result.path = Path(name).name
     return result
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def validation_report(result: LoadResult) -> None:
     st.markdown(f"**{common.plain(result.path)}** ({result.format}): read {result.read:,} records, "
                 f"kept {result.kept:,}, skipped {result.skipped:,}; "
-                f"{len(result.errors):,} errors, {len(result.warnings):,} warnings.")
+                f"{count(len(result.errors), 'error')}, {count(len(result.warnings), 'warning')}.")
     if result.problems:
         shown = result.problems[:SHOWN_PROBLEMS]
         st.dataframe({"Where": [p.location for p in shown], "Severity": [p.severity for p in shown],

@@ -60,6 +60,16 @@ def test_a_malformed_upload_shows_the_loaders_errors_and_changes_nothing(app_env
     assert "corpus_dir" not in at.session_state
 
 
+def test_a_file_of_the_wrong_kind_is_refused_by_its_own_name(app_env, small_index):
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("papers.json", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj", "application/json"))
+    at.run()
+    [error] = [e.value for e in at.error]
+    assert error.startswith("papers.json: not a text corpus file: a PDF document") and "/tmp" not in error
+    at.file_uploader(key="imp_file").set_value(("one.jsonl", JSONL.splitlines()[0], "application/json")).run()
+    assert any("kept 1, skipped 0; 0 errors, 1 warning." in m.value for m in at.markdown)  # its reference dangles
+
+
 def test_a_failed_build_reports_the_error_and_keeps_the_active_corpus(app_env, small_index):
     at = open_app(PAGE)
     at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
