@@ -38,8 +38,9 @@ from recommender.learned import load_reranker
 from recommender.recommender import Recommender
 from recommender.training import reranker as rr
 
+from bench.rerank_objectives import print_table
+
 OLD_FEATURES = FEATURES[:FEATURES.index("own") + 1]  # the feature set before issue 17
-KEYS = [("mrr", "MRR"), ("map", "MAP"), ("ndcg@10", "nDCG@10"), ("f1@20", "F1@20"), ("recall@100", "R@100")]
 DEPTH = 1000
 
 
@@ -193,11 +194,7 @@ def main() -> None:
                 results[f"{name} ({args.two_pass} queries, one pass)"] = one
                 results[f"{name} ({args.two_pass} queries, second pass)"] = two
                 log(f"two passes: MRR {one['mrr']:.4f} -> {two['mrr']:.4f}")
-    print(f"| variant ({len(dev)} dev queries; {len(train)} training queries) | "
-          + " | ".join(label for _, label in KEYS) + " |")
-    print("| --- |" + " ---: |" * len(KEYS))
-    for name, metrics in results.items():
-        print(f"| {name} | " + " | ".join(f"{metrics[key]:.4f}" for key, _ in KEYS) + " |")
+    print_table(f"variant ({len(dev)} dev queries; {len(train)} training queries)", results)
 
 
 if __name__ == "__main__":

@@ -75,8 +75,12 @@ def main() -> None:
         learned = Recommender(rec.index, head=rec.head, reranker=reranker)
         results[name] = evaluate(learned, dev, {"learned": METHODS["learned"]}, progress=False)["learned"]
         log(f"{name}: fit {fitted:.0f} s, mrr {results[name]['mrr']:.4f}")
-    print(f"| method ({len(dev)} dev queries; trained on {facts['queries_used']} queries) | "
-          + " | ".join(label for _, label in KEYS) + " |")
+    print_table(f"method ({len(dev)} dev queries; trained on {facts['queries_used']} queries)", results)
+
+
+def print_table(first_header: str, results: dict) -> None:
+    """The results as a Markdown table: a row per variant, a column per metric of KEYS."""
+    print(f"| {first_header} | " + " | ".join(label for _, label in KEYS) + " |")
     print("| --- |" + " ---: |" * len(KEYS))
     for name, metrics in results.items():
         print(f"| {name} | " + " | ".join(f"{metrics[key]:.4f}" for key, _ in KEYS) + " |")

@@ -19,6 +19,16 @@ FOLDER = "columns"
 CHUNK = 65536  # entries decoded at a time when a column is walked through
 
 
+def _position(item, length: int) -> int:
+    """A row number of a column of `length` rows, counted from the end when negative; IndexError outside it."""
+    i = int(item)
+    if i < 0:
+        i += length
+    if not 0 <= i < length:
+        raise IndexError(f"position {item} is outside a column of {length}")
+    return i
+
+
 class TextColumn(Sequence):
     """Strings stored as one UTF-8 array (`blob`) and `offsets` (one more than there are strings)."""
 
@@ -31,11 +41,7 @@ class TextColumn(Sequence):
     def __getitem__(self, item):
         if isinstance(item, slice):
             return [self[i] for i in range(*item.indices(len(self)))]
-        i = int(item)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(f"position {item} is outside a column of {len(self)}")
+        i = _position(item, len(self))
         start, end = self.offsets[i:i + 2]
         return self.blob[start:end].tobytes().decode("utf-8")
 
@@ -59,11 +65,7 @@ class ListColumn(Sequence):
     def __getitem__(self, item):
         if isinstance(item, slice):
             return [self[i] for i in range(*item.indices(len(self)))]
-        i = int(item)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(f"position {item} is outside a column of {len(self)}")
+        i = _position(item, len(self))
         start, end = self.starts[i:i + 2]
         return [self.items[j] for j in range(start, end)]
 
