@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.rerank_objectives import print_table
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.metrics import summarize
@@ -37,8 +38,6 @@ from recommender.features import FEATURES
 from recommender.learned import load_reranker
 from recommender.recommender import Recommender
 from recommender.training import reranker as rr
-
-from bench.rerank_objectives import print_table
 
 OLD_FEATURES = FEATURES[:FEATURES.index("own") + 1]  # the feature set before issue 17
 DEPTH = 1000
