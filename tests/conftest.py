@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,14 @@ def small_index(tmp_path_factory, corpus_records) -> Path:
 def small_recommender(small_index) -> Recommender:
     """A recommender over `small_index`, loaded once per session."""
     return Recommender.load(small_index)
+
+
+@pytest.fixture
+def index_copy(small_index, tmp_path) -> Path:
+    """A private copy of the small index that a test may write into (a trained model, an addition)."""
+    root = tmp_path / "idx"
+    shutil.copytree(small_index, root)
+    return root
 
 
 @pytest.fixture

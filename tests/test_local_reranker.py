@@ -75,13 +75,6 @@ def cli(*args):
                           capture_output=True, text=True, timeout=300)
 
 
-@pytest.fixture
-def index_copy(small_index, tmp_path) -> Path:
-    root = tmp_path / "idx"
-    shutil.copytree(small_index, root)
-    return root
-
-
 @pytest.fixture(scope="session")
 def local_trained(small_index, tmp_path_factory) -> Path:
     """A copy of the small index with a passage reranker trained on CONTEXTS (with drafts); read-only."""

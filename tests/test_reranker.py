@@ -21,14 +21,6 @@ from recommender.training import reranker as rr
 PROJECT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def index_copy(small_index, tmp_path) -> Path:
-    """A private copy of the small index that tests may write a model into."""
-    root = tmp_path / "idx"
-    shutil.copytree(small_index, root)
-    return root
-
-
 @pytest.fixture(scope="session")
 def trained(small_index, tmp_path_factory) -> Recommender:
     """A copy of the small index with a reranker trained on its papers before the default cut-off year (2015);

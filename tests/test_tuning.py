@@ -1,6 +1,4 @@
 """The citation-tuned encoder head: training on graph pairs, storage, and the "tuned" field of the pipeline."""
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,13 +7,6 @@ from recommender import Query, Recommender
 from recommender.config import METHODS
 from recommender.learned import LearnedModelError, head_path, load_head, save_head
 from recommender.training.encoder import citation_pairs, train_head
-
-
-@pytest.fixture
-def index_copy(small_index, tmp_path) -> Path:
-    root = tmp_path / "idx"
-    shutil.copytree(small_index, root)
-    return root
 
 
 def pair_cosines(vectors, pairs):
