@@ -43,6 +43,7 @@ import numpy as np
 from annoy import AnnoyIndex
 
 from bench.incite_encoder import InciteEncoder
+from bench.quality import DATASETS
 from recommender import index_files as files
 from recommender.config import ANNOY_TREES, METHODS
 from recommender.evaluation.evaluate import evaluate
@@ -58,13 +59,8 @@ DEPTH = 1000
 OURS = ("bm25", "dense", "hybrid", "full", "learned")
 WITH_INCITE_ENCODER = ("dense", "hybrid", "full")
 PEER_MAX_TOKENS = 512  # what inCite's ONNX embedder cuts its texts at
-SETS = {
-    "acm-cr": {"dir": "acm-cr", "index": "/work/idx/acm-pool",
-               "files": {"paragraphs": "queries.jsonl.gz", "sentences": "queries_sentences.jsonl.gz",
-                         "papers": "queries_paper_level.jsonl.gz"}},
-    "citeseer": {"dir": "citeseer-tag", "index": "/work/idx/citeseer", "split": "splits.json:dev"},
-    "hepth": {"dir": "hepth-kddcup2003", "index": "/work/idx/hepth", "split": "splits.json:dev"},
-}
+INDEXES = {"acm-cr": "/work/idx/acm-pool", "citeseer": "/work/idx/citeseer", "hepth": "/work/idx/hepth"}
+SETS = {name: {**DATASETS[name], "index": index} for name, index in INDEXES.items()}  # query files as bench.quality
 KEYS = ("ndcg@10", "mrr", "recall@10", "map", "recall@100", "recall@1000")
 
 
@@ -101,7 +97,7 @@ def query_sets(name: str, data: Path, index: Index, limit: int | None, seed: int
         sets = {split: queries_from_split(f"{folder / file}:{split}", index)}
     else:
         ids = set(index.ids)
-        sets = {label: queries_from_file(folder / file, ids) for label, file in spec["files"].items()}
+        sets = {label: queries_from_file(folder / file, ids) for label, file in spec["query_sets"].items()}
     if limit:
         sets = {label: sorted(random.Random(seed).sample(qs, min(limit, len(qs))), key=lambda q: q.qid)
                 for label, qs in sets.items()}
@@ -159,7 +155,7 @@ def acm_subpool(base: Index, data: Path, size: int, root: Path) -> Path:
     except files.IndexError_:
         pass
     cited = set()
-    for file in SETS["acm-cr"]["files"].values():
+    for file in SETS["acm-cr"]["query_sets"].values():
         with gzip.open(data / SETS["acm-cr"]["dir"] / file, "rt", encoding="utf-8") as handle:
             for row in (json.loads(line) for line in handle if line.strip()):
                 cited.update(row.get("relevant") or [])
