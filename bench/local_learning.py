@@ -157,8 +157,11 @@ def main() -> None:
                              queries[i].relevant) for i in span]
         runs["learned-local"] = [(ids(drafted[i], np.argsort(-learned[i], kind="stable")), queries[i].relevant)
                                  for i in span]
-        runs["hybrid, passage only"] = [(ids(bare[i], np.argsort(-bare[i].fused, kind="stable")),
-                                         queries[i].relevant) for i in span]
+        for method in ("hybrid", "full"):
+            config = METHODS[method].with_(pool=POOL)
+            runs[f"{method}, passage only"] = [
+                ([index.ids[p] for p in rec.rank(bare_queries[i].query, config, k=1000).positions],
+                 queries[i].relevant) for i in span]
         runs["learned-local, passage only"] = [(ids(bare[i], np.argsort(-learned_bare[i], kind="stable")),
                                                 queries[i].relevant) for i in span]
         rows = {}

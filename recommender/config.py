@@ -45,6 +45,10 @@ class PipelineConfig:
     pool: int = 200               # candidates taken from each retriever
     expand_from: int = 10         # top papers whose references join the pool
     global_weight: float = 0.5    # local mode: weight of the draft's title/abstract next to the passage (tuned on ACM-CR dev)
+    citing_sentences: bool = True  # local mode, a passage of several sentences: also score papers by the citing
+                                   # sentence they match best (`passage.focus_sentences`)
+    w_sentence_lexical: float = 0.2  # its BM25, and its cosine (chosen on ACM-CR dev paragraphs, issue 17)
+    w_sentence_dense: float = 0.3
     diversity: float | None = None  # None: the query's own setting (`Query.diversity`); the methods fix theirs
     diverse_pool: int = 5         # diverse selection considers the best k * diverse_pool candidates
     diverse_keep: int = 0         # the first diverse_keep results keep their order; diversity picks the rest
@@ -64,30 +68,35 @@ class PipelineConfig:
     def weights(self) -> dict[str, float]:
         """The weight of each score component in the fused score."""
         return {"lexical": self.w_lexical, "dense": self.w_dense, "gloss": self.w_gloss, "graph": self.w_graph,
-                "popularity": self.w_popularity, "own": self.w_own}
+                "popularity": self.w_popularity, "own": self.w_own, "sentence_lexical": self.w_sentence_lexical,
+                "sentence_dense": self.w_sentence_dense}
 
 
 DEFAULT = PipelineConfig()
 
 BASE = DEFAULT.with_(own_work=False, tuned="off")  # untrained signals, the query's authors ignored
+WHOLE = BASE.with_(citing_sentences=False)  # the same with every passage read as a whole (the ablations' base)
 
 METHODS: dict[str, PipelineConfig] = {
     # the ACM-CR protocol: BM25 over the passage alone (no draft title/abstract)
-    "bm25": BASE.with_(dense=False, graph=False, w_lexical=1.0, global_weight=0.0, diversity=0.0),
-    "dense": BASE.with_(lexical=False, graph=False, w_dense=1.0, diversity=0.0),
-    "hybrid": BASE.with_(graph=False, diversity=0.0),
-    "hybrid+graph": BASE.with_(diversity=0.0),
+    "bm25": WHOLE.with_(dense=False, graph=False, w_lexical=1.0, global_weight=0.0, diversity=0.0),
+    "dense": WHOLE.with_(lexical=False, graph=False, w_dense=1.0, diversity=0.0),
+    "hybrid": WHOLE.with_(graph=False, diversity=0.0),
+    # + each paper's best-matching citing sentence of a paragraph (`passage.focus_sentences`)
+    "hybrid+sentences": BASE.with_(graph=False, diversity=0.0),
+    "hybrid+graph": WHOLE.with_(diversity=0.0),
     # the same with the citation-tuned encoder (needs `train` first)
-    "tuned": BASE.with_(tuned="on", diversity=0.0),
+    "tuned": WHOLE.with_(tuned="on", diversity=0.0),
     # + the query's authors: their earlier papers join the pool and score by shared authors
-    "hybrid+graph+own": BASE.with_(own_work=True, diversity=0.0),
+    "hybrid+graph+own": WHOLE.with_(own_work=True, diversity=0.0),
+    # everything untrained: hybrid+sentences+graph+own
     "full": DEFAULT.with_(diversity=DEFAULT_DIVERSITY),
     # the hybrid+graph+own pool (tuned encoder when trained) reranked by the learned model stored with the index (needs `train` first)
     "learned": DEFAULT.with_(rerank=True, diversity=0.0),
     # seed-method baselines: Citeomatic NNSelect (dense neighbours + their references, cosine only) and
     # BM25 + navigation (top BM25 papers expanded by their references, fused score)
-    "nnselect": BASE.with_(lexical=False, w_dense=1.0, w_graph=0.0, diversity=0.0),
-    "bm25+nav": BASE.with_(dense=False, w_lexical=1.0, diversity=0.0),
+    "nnselect": WHOLE.with_(lexical=False, w_dense=1.0, w_graph=0.0, diversity=0.0),
+    "bm25+nav": WHOLE.with_(dense=False, w_lexical=1.0, diversity=0.0),
     # SBERT+SubRef: neighbours under the citation-tuned encoder, then author-diverse (QAIv2) selection
-    "sbert+subref": BASE.with_(tuned="on", lexical=False, graph=False, w_dense=1.0, diversity=SUBREF_DIVERSITY),
+    "sbert+subref": WHOLE.with_(tuned="on", lexical=False, graph=False, w_dense=1.0, diversity=SUBREF_DIVERSITY),
 }

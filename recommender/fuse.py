@@ -9,7 +9,8 @@ from .config import PipelineConfig
 from .backends.base import Scores
 from .retrieve import scaled
 
-RANKED = ("lexical", "dense", "gloss")  # the retrievers' components, which reciprocal rank fusion ranks
+RANKED = ("lexical", "dense", "gloss", "sentence_lexical", "sentence_dense")  # ranked by reciprocal rank fusion
+SCALED = ("lexical", "sentence_lexical")  # BM25 components, scaled to the pool's best before mixing
 
 
 @dataclass
@@ -18,12 +19,16 @@ class Evidence:
 
     lexical: BM25 scores. dense: cosines with the query's vector in the field that served it. gloss: English-encoder
     cosines with a non-English query's gloss. own: share of the query's authors on each paper they wrote.
+    sentences_lexical / sentences_dense: BM25 and cosine of each citing sentence of a paragraph, of which each
+    paper keeps its best.
     """
 
     lexical: Scores | None = None
     dense: Scores | None = None
     gloss: Scores | None = None
     own: dict[int, float] = field(default_factory=dict)
+    sentences_lexical: list[Scores] = field(default_factory=list)
+    sentences_dense: list[Scores] = field(default_factory=list)
 
     def components(self, candidates: np.ndarray) -> dict[str, np.ndarray]:
         """One value per candidate for each signal that is on."""
@@ -36,6 +41,9 @@ class Evidence:
             comps["dense"] = self.dense.of(candidates)
         if self.gloss is not None:  # English-encoder cosine of a non-English query's gloss
             comps["gloss"] = self.gloss.of(candidates)
+        for name, sentences in (("sentence_lexical", self.sentences_lexical), ("sentence_dense", self.sentences_dense)):
+            if sentences:
+                comps[name] = np.max([scores.of(candidates) for scores in sentences], axis=0)
         return comps
 
 
@@ -53,5 +61,5 @@ def fuse(components: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarra
         elif config.fusion == "rrf":
             total += weights[name] * values / (config.rrf_k + 1)
         else:
-            total += weights[name] * (scaled(values) if name == "lexical" else values)
+            total += weights[name] * (scaled(values) if name in SCALED else values)
     return total

@@ -23,11 +23,11 @@ import re
 
 import numpy as np
 
-from .claims import split_sentences
 from .features import FEATURES, FeatureExtractor
 from .lexical import analyze
+from .passage import citing_sentences
 from .pool import CandidatePool
-from .query import CITATION_MARK, Query
+from .query import CITATION_MARK
 from .retrieve import DenseRetriever
 
 BASE_COLUMNS = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "year_gap", "fused",
@@ -57,13 +57,6 @@ def venue_key(venue: str) -> str:
     """A venue without its edition: "Proceedings of the 42nd International ACM SIGIR Conference ... 2019" and the
     2020 edition give the same key ("" for no venue)."""
     return " ".join(_ORDINAL_RE.sub(" ", venue.lower()).split())
-
-
-def citing_sentences(query: Query) -> list[str]:
-    """The sentences of the passage that hold a [CIT] placeholder, without it (the whole passage when none does)."""
-    found = [Query(context=sentence).context_text for _, _, sentence in split_sentences(query.context)
-             if CITATION_MARK in sentence.upper()]
-    return [text for text in found if text] or [query.context_text]
 
 
 def pool_ranks(values: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ from .backends.base import Backend, Filters, Scores
 from .config import PipelineConfig
 from .expand import expand
 from .fuse import Evidence, fuse
+from .passage import focus_sentences
 from .query import Query, Route
 from .reader import QueryReader
 from .retrieve import lexical_texts, own_work
@@ -59,6 +60,8 @@ def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters,
         vector = reader.vector(query, config, route.field)
         evidence.dense = backend.nearest(route.field, vector, filters)
         pools.append(evidence.dense.top(config.pool))
+    if config.citing_sentences and not route.multilingual:  # measured: no gain on a gloss (issue 17)
+        add_sentences(evidence, focus_sentences(query), config, route, filters, reader, backend)
     gloss = reader.gloss_vector(query, config, route)
     if gloss is not None:
         evidence.gloss = backend.nearest("dense", gloss, filters)
@@ -75,3 +78,17 @@ def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters,
                                              config)
         scores = fuse(components, config)
     return CandidatePool(query, config, candidates, components, scores, via, route, filters, evidence.lexical, vector)
+
+
+def add_sentences(evidence: Evidence, sentences: list[str], config: PipelineConfig, route: Route, filters: Filters,
+                  reader: QueryReader, backend: Backend) -> None:
+    """The BM25 and cosine of each citing sentence (`passage.focus_sentences`), for the retrievers that are on.
+    They score the pool's papers; the pool itself comes from the passage as a whole (drawing each sentence's own
+    candidates too changed no result on ACM-CR dev)."""
+    if not sentences:
+        return
+    if config.lexical and config.w_sentence_lexical > 0:
+        evidence.sentences_lexical = [backend.lexical([(text, 1.0)], filters) for text in sentences]
+    if config.dense and config.w_sentence_dense > 0:
+        vectors = reader.encode(route.field, tuple(sentences))
+        evidence.sentences_dense = [backend.nearest(route.field, vector, filters) for vector in vectors]

@@ -11,6 +11,7 @@ import numpy as np
 from .config import DEFAULT, PipelineConfig
 from .encoders import get_encoder
 from .language import cross_language_terms, detect_language
+from .passage import focus_sentences
 from .query import Query, Route
 
 NO_MULTILINGUAL_FIELD = "corpus indexed without multilingual field"
@@ -72,6 +73,7 @@ class QueryReader:
             route = self.route(query, config)
             if not route.multilingual:
                 texts = [query.main_text] + ([query.global_text] if query.is_local and query.global_text else [])
+                texts += focus_sentences(query) if config.citing_sentences else []
                 by_field.setdefault(route.field, []).extend(texts)
         for field, texts in by_field.items():
             self.encode(field, tuple(texts))

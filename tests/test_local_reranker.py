@@ -17,7 +17,8 @@ from recommender.config import DEFAULT, METHODS
 from recommender.documents.model import Document, Marker, Passage
 from recommender.features import FEATURES
 from recommender.learned import LearnedModelError, describe_learned, load_reranker, model_path, save_reranker
-from recommender.local_features import LOCAL_FEATURES, citing_sentences, venue_key
+from recommender.local_features import LOCAL_FEATURES, venue_key
+from recommender.passage import citing_sentences
 from recommender.review import DocumentReviewer
 from recommender.training import local
 from recommender.training import reranker as rr

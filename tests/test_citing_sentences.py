@@ -1,0 +1,43 @@
+"""A paragraph's citing sentences (`passage.focus_sentences`): which sentences retrieval scores papers by, and
+that a paper matching a short citing sentence inside a long paragraph about something else is found."""
+from recommender import Query
+from recommender.config import DEFAULT, METHODS
+from recommender.passage import focus_sentences
+
+# wrapped as copied from a PDF; the one citation is about sequence alignment, the rest of the paragraph about images
+PARAGRAPH = ("Deep networks classify images, detect objects and label every pixel of a photograph. Image\n"
+             "classifiers need many labelled photographs, and small image datasets are augmented with crops.\n"
+             "Our pipeline aligns the genomic sequences by dynamic programming [CIT]. Convolutional networks "
+             "then read the images.")
+
+
+def test_focus_sentences_are_the_citing_sentences_of_a_paragraph():
+    assert focus_sentences(Query(context=PARAGRAPH)) == ["Our pipeline aligns the genomic sequences by dynamic "
+                                                         "programming ."]
+    two = Query(context="BM25 weights terms [CIT]. Dense encoders embed passages [cit] and queries.")
+    assert focus_sentences(two) == ["BM25 weights terms .", "Dense encoders embed passages and queries."]
+
+
+def test_no_focus_for_one_sentence_a_paragraph_without_placeholders_or_a_draft():
+    assert focus_sentences(Query(context="Sequences are aligned by dynamic programming [CIT].")) == []
+    assert focus_sentences(Query(context="Sequences are aligned. Networks classify images.")) == []
+    assert focus_sentences(Query(title="Sequence alignment", abstract="We align sequences [CIT]. Fast.")) == []
+
+
+def test_the_citing_sentence_lifts_the_paper_it_describes(small_recommender):
+    query = Query(context=PARAGRAPH, k=5)
+    whole = small_recommender.rank(query, METHODS["hybrid"])
+    focused = small_recommender.rank(query, DEFAULT.with_(diversity=0.0))
+    bio2 = small_recommender.index.position["bio2"]
+    assert "sentence_lexical" not in whole.components and bio2 not in whole.positions[:1]
+    assert focused.positions[0] == bio2
+    first = {name: float(values[0]) for name, values in focused.components.items()}
+    assert first["sentence_lexical"] > 0 and first["sentence_dense"] > first["dense"]
+
+
+def test_sentence_signals_follow_their_retrievers(small_recommender):
+    query = Query(context=PARAGRAPH)
+    pool = small_recommender.candidate_pool(query, DEFAULT.with_(dense=False))
+    assert "sentence_lexical" in pool.components and "sentence_dense" not in pool.components
+    pool = small_recommender.candidate_pool(query, DEFAULT.with_(citing_sentences=False))
+    assert not {"sentence_lexical", "sentence_dense"} & set(pool.components)
