@@ -13,6 +13,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _WORD_RE = re.compile(r"\w+(?:'\w+)?")
 MAX_TERMS = 5
 MAX_SENTENCE = 220
+MAX_FITS = 90  # characters of the user's citing sentence quoted in an explanation
 MIN_TERM_IDF = math.log(10)  # a term shown as evidence occurs in at most about a tenth of the corpus
 GENERIC_WORDS = frozenset(STOPWORDS_EN_PLUS)
 
@@ -41,13 +42,18 @@ def closest_sentence(query_weights: dict[str, float], paper: Paper) -> str:
         score = sum(query_weights.get(s, 0.0) for s in sorted(set(analyze(sentence))))
         if score > best_score:
             best, best_score = sentence.strip(), score
-    if len(best) > MAX_SENTENCE:
-        best = best[:MAX_SENTENCE].rsplit(" ", 1)[0] + "…"
-    return best
+    return shorten(best, MAX_SENTENCE)
 
 
-def explanation(terms: list[str], sentence: str, via_title: str | None, components: dict[str, float]) -> str:
-    """One or two readable sentences naming the strongest evidence."""
+def shorten(text: str, limit: int) -> str:
+    """The text cut at a word boundary to at most `limit` characters, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def explanation(terms: list[str], sentence: str, via_title: str | None, components: dict[str, float],
+                fits: str | None = None) -> str:
+    """One or two readable sentences naming the strongest evidence; `fits`: the citing sentence of the user's
+    paragraph that the paper fits best."""
     parts = []
     if components.get("dense", 0.0) >= 0.5:
         parts.append(f"Close in meaning to your text (cosine {components['dense']:.2f})")
@@ -58,6 +64,8 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
     if components.get("own", 0.0) > 0:
         parts.append("written by one of your authors")
     text = "; ".join(parts) or "Related by topic"
+    if fits:
+        text = f"For the citation in “{shorten(fits, MAX_FITS)}”: {text[0].lower() + text[1:]}"
     text = text[0].upper() + text[1:] + "."
     if sentence:
         text += f" Closest passage: “{sentence}”"
@@ -73,10 +81,11 @@ class Explainer:
         self.surface = surface_words(query_text)
 
     def explain(self, paper: Paper, components: dict[str, float], via_title: str | None = None,
-                drivers: list[str] | None = None) -> str:
-        """`explanation` for one paper; `drivers`: the evidence a learned rerank weighed most."""
+                drivers: list[str] | None = None, fits: str | None = None) -> str:
+        """`explanation` for one paper; `drivers`: the evidence a learned rerank weighed most; `fits`: the citing
+        sentence of the query's paragraph it fits best."""
         text = explanation(matched_terms(self.weights, paper, self.surface), closest_sentence(self.weights, paper),
-                           via_title, components)
+                           via_title, components, fits)
         if drivers:
             text += f" Ranked by the learned model, mostly for: {', '.join(drivers)}."
         return text

@@ -19,7 +19,7 @@ class Evidence:
 
     lexical: BM25 scores. dense: cosines with the query's vector in the field that served it. gloss: English-encoder
     cosines with a non-English query's gloss. own: share of the query's authors on each paper they wrote.
-    sentences_lexical / sentences_dense: BM25 and cosine of each citing sentence of a paragraph, of which each
+    sentences_lexical / sentences_dense: BM25 and cosine of each of a paragraph's citing `sentences`, of which each
     paper keeps its best.
     """
 
@@ -27,6 +27,7 @@ class Evidence:
     dense: Scores | None = None
     gloss: Scores | None = None
     own: dict[int, float] = field(default_factory=dict)
+    sentences: list[str] = field(default_factory=list)
     sentences_lexical: list[Scores] = field(default_factory=list)
     sentences_dense: list[Scores] = field(default_factory=list)
 
@@ -45,6 +46,20 @@ class Evidence:
             if sentences:
                 comps[name] = np.max([scores.of(candidates) for scores in sentences], axis=0)
         return comps
+
+    def best_sentences(self, candidates: np.ndarray, config: PipelineConfig) -> dict[int, str]:
+        """The citing sentence each candidate fits best (by the sentences' own weighted BM25 and cosine), when the
+        paragraph has several; else nothing."""
+        if len(self.sentences) < 2 or len(candidates) == 0:
+            return {}
+        fit = np.zeros((len(self.sentences), len(candidates)), dtype=np.float32)
+        if self.sentences_lexical:
+            lexical = np.array([scores.of(candidates) for scores in self.sentences_lexical])
+            fit += config.w_sentence_lexical * lexical / max(float(lexical.max()), 1e-9)
+        if self.sentences_dense:
+            fit += config.w_sentence_dense * np.array([scores.of(candidates) for scores in self.sentences_dense])
+        best = fit.argmax(axis=0)
+        return {int(c): self.sentences[j] for c, j in zip(candidates.tolist(), best.tolist())}
 
 
 def fuse(components: dict[str, np.ndarray], config: PipelineConfig) -> np.ndarray:

@@ -2,7 +2,7 @@
 scores, grown by citation-graph expansion."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +32,7 @@ class CandidatePool:
     lexical: Scores | None = None
     vector: np.ndarray | None = None
     features: np.ndarray | None = None  # set by a learned rerank: one feature row per candidate
+    fits: dict[int, str] = field(default_factory=dict)  # position -> the citing sentence it fits best (paragraphs)
 
     @property
     def allowed(self) -> np.ndarray:
@@ -77,7 +78,8 @@ def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters,
         candidates, components, via = expand(candidates, components, scores, evidence, index.graph, filters.mask,
                                              config)
         scores = fuse(components, config)
-    return CandidatePool(query, config, candidates, components, scores, via, route, filters, evidence.lexical, vector)
+    return CandidatePool(query, config, candidates, components, scores, via, route, filters, evidence.lexical, vector,
+                         fits=evidence.best_sentences(candidates, config))
 
 
 def add_sentences(evidence: Evidence, sentences: list[str], config: PipelineConfig, route: Route, filters: Filters,
@@ -87,6 +89,7 @@ def add_sentences(evidence: Evidence, sentences: list[str], config: PipelineConf
     candidates too changed no result on ACM-CR dev)."""
     if not sentences:
         return
+    evidence.sentences = sentences
     if config.lexical and config.w_sentence_lexical > 0:
         evidence.sentences_lexical = [backend.lexical([(text, 1.0)], filters) for text in sentences]
     if config.dense and config.w_sentence_dense > 0:

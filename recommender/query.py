@@ -102,6 +102,7 @@ class Ranking:
     via: dict[int, int]  # position -> the top neighbour citing it
     route: Route
     features: np.ndarray | None = None  # learned rerank: the model's feature rows, in final order
+    fits: dict[int, str] = field(default_factory=dict)  # position -> the citing sentence of a paragraph it fits best
 
 
 @dataclass

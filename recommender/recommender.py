@@ -103,9 +103,11 @@ class Recommender:
         weight = query.diversity if config.diversity is None else config.diversity
         order = diverse_order(pool.scores, lambda j: self.index.authors[pool.candidates[j]], k or query.k, weight,
                               config.diverse_pool, config.diverse_keep)
-        return Ranking([int(pool.candidates[j]) for j in order], pool.scores[order],
+        positions = [int(pool.candidates[j]) for j in order]
+        return Ranking(positions, pool.scores[order],
                        {name: values[order] for name, values in pool.components.items()}, pool.via, pool.route,
-                       pool.features[order] if pool.features is not None else None)
+                       pool.features[order] if pool.features is not None else None,
+                       {pos: pool.fits[pos] for pos in positions if pos in pool.fits})
 
     def recommend(self, query: Query, config: PipelineConfig | None = None) -> RecommendResult:
         """The top `query.k` papers with score components and an explanation each (by default the index's
@@ -119,7 +121,8 @@ class Recommender:
             components = {name: float(values[i]) for name, values in ranking.components.items()}
             via = ranking.via.get(pos)
             drivers = reranker.drivers(ranking.features[i]) if ranking.features is not None else []
-            text = why.explain(paper, components, self.index.titles[via] if via is not None else None, drivers)
+            text = why.explain(paper, components, self.index.titles[via] if via is not None else None, drivers,
+                               ranking.fits.get(pos))
             results.append(Recommendation.of(paper, i + 1, float(ranking.scores[i]), components, text))
         return RecommendResult(results, ranking.route, papers)
 

@@ -41,3 +41,14 @@ def test_sentence_signals_follow_their_retrievers(small_recommender):
     assert "sentence_lexical" in pool.components and "sentence_dense" not in pool.components
     pool = small_recommender.candidate_pool(query, DEFAULT.with_(citing_sentences=False))
     assert not {"sentence_lexical", "sentence_dense"} & set(pool.components)
+
+
+def test_explanations_name_the_citing_sentence_a_paper_fits(small_recommender):
+    query = Query(context="Term weighting with BM25 is the usual baseline [CIT]. Image classifiers are trained "
+                          "with deep residual networks [CIT].", k=6)
+    result = small_recommender.recommend(query)
+    why = {r.paper_id: r.explanation for r in result.recommendations}
+    assert why["ir0"].startswith("For the citation in “Term weighting with BM25 is the usual baseline .”: ")
+    assert why["vision0"].startswith("For the citation in “Image classifiers are trained with deep residual")
+    single = small_recommender.recommend(Query(context="Term weighting with BM25 is the usual baseline [CIT]."))
+    assert not any(r.explanation.startswith("For the citation") for r in single.recommendations)
