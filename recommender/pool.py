@@ -2,7 +2,7 @@
 scores, grown by citation-graph expansion."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class CandidatePool:
     lexical: Scores | None = None
     vector: np.ndarray | None = None
     features: np.ndarray | None = None  # set by a learned rerank: one feature row per candidate
-    fits: dict[int, str] = field(default_factory=dict)  # position -> the citing sentence it fits best (paragraphs)
+    evidence: Evidence | None = None  # what each signal says about any paper (for the final list's explanations)
 
     @property
     def allowed(self) -> np.ndarray:
@@ -79,7 +79,7 @@ def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters,
                                              config)
         scores = fuse(components, config)
     return CandidatePool(query, config, candidates, components, scores, via, route, filters, evidence.lexical, vector,
-                         fits=evidence.best_sentences(candidates, config))
+                         evidence=evidence)
 
 
 def add_sentences(evidence: Evidence, sentences: list[str], config: PipelineConfig, route: Route, filters: Filters,

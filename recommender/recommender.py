@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from . import explain
 from .backends import Backend, Filters, open_backend
 from .config import DEFAULT, PipelineConfig
@@ -107,7 +109,8 @@ class Recommender:
         return Ranking(positions, pool.scores[order],
                        {name: values[order] for name, values in pool.components.items()}, pool.via, pool.route,
                        pool.features[order] if pool.features is not None else None,
-                       {pos: pool.fits[pos] for pos in positions if pos in pool.fits})
+                       pool.evidence.best_sentences(np.asarray(positions, dtype=np.int64), pool.config)
+                       if pool.evidence else {})
 
     def recommend(self, query: Query, config: PipelineConfig | None = None) -> RecommendResult:
         """The top `query.k` papers with score components and an explanation each (by default the index's
