@@ -86,7 +86,11 @@ def mean(rows: list[dict]) -> dict:
     return {key: round(sum(r[key] for r in rows) / len(rows), 4) for key in rows[0]} if rows else {}
 
 
-def run(recommender: Recommender, queries: list[dict], windows: list[int], folder: Path) -> dict:
+def window_name(window: int | None) -> str:
+    return "all" if window is None else str(window)
+
+
+def run(recommender: Recommender, queries: list[dict], windows: list[int | None], folder: Path) -> dict:
     ids = set(recommender.index.ids)
     by_paper: dict[str, list[dict]] = defaultdict(list)
     for q in queries:
@@ -120,9 +124,9 @@ def run(recommender: Recommender, queries: list[dict], windows: list[int], folde
                 lists = [[s.paper_id for s in p.suggestions] for p in places if p.passage is passage]
                 via_review[w].append(score(merged_by_rank(lists, K), set(q["relevant"]) & ids))
     out = {"queries": len(direct), "citing_papers": len(by_paper), "direct": mean(direct),
-           "seconds": {str(key): round(value, 1) for key, value in started.items()}}
+           "seconds": {key if key == "direct" else window_name(key): round(value, 1) for key, value in started.items()}}
     for w in windows:
-        out[f"review_window_{w}"] = {**mean(via_review[w]),
+        out[f"review_window_{window_name(w)}"] = {**mean(via_review[w]),
                                      "ratio_R@10": round(mean(via_review[w])["R@10"] / out["direct"]["R@10"], 3)}
     return out
 
@@ -132,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/data/acm-cr"))
     parser.add_argument("--index", type=Path, default=Path("/work/idx/acm-pool"))
     parser.add_argument("--pool", type=int, default=10_000, help="pool size (0: the whole corpus)")
-    parser.add_argument("--windows", type=int, nargs="+", default=[0, 1], help="sentences of context on each side "
-                                                                                 "of a place")
+    parser.add_argument("--windows", type=lambda v: None if v == "all" else int(v), nargs="+", default=[0, None],
+                        help="sentences of context on each side of a place, or 'all' (its whole paragraph)")
     args = parser.parse_args(argv)
     if not (args.data / "queries.jsonl.gz").is_file():
         print(f"{args.data} has no ACM-CR queries.jsonl.gz: nothing to run", file=sys.stderr)

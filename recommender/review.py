@@ -19,7 +19,9 @@ from .recommender import Recommender
 from .references import ReferenceIndex
 
 PLACE_K = 5  # suggestions per citation place
-CONTEXT_WINDOW = 0  # sentences read on each side of a place's own (bench.review_places: 0 beats 1 on ACM-CR)
+# sentences read on each side of a place's own; None: its whole paragraph, the place's sentence weighed apart
+# (`passage.focus_sentences`; bench.review_places on ACM-CR: beats 0, 1 and 2)
+CONTEXT_WINDOW: int | None = None
 MISSING_K = 10  # papers in the "missing" list
 MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
 RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
@@ -106,7 +108,7 @@ class DocumentReviewer:
     """Reviews documents against one index."""
 
     def __init__(self, recommender: Recommender, references: ReferenceIndex | None = None,
-                 claims: ClaimScorer | None = None, window: int = CONTEXT_WINDOW):
+                 claims: ClaimScorer | None = None, window: int | None = CONTEXT_WINDOW):
         self.recommender, self.window = recommender, window
         self.references = references or ReferenceIndex(recommender.index.all_papers())
         self.claims = claims or ClaimScorer()
@@ -126,9 +128,10 @@ class DocumentReviewer:
 
     def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K) -> list[Place]:
         """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested)."""
-        spots = [(passage, marker, marker_context(passage, marker, self.window))
+        spots = [(passage, marker, marker_context(passage, marker, 0))
                  for passage in document.passages for marker in passage.markers]
-        answers = self._suggest(document, [context for _, _, context in spots], cited, k)
+        asked = [marker_context(passage, marker, self.window) for passage, marker, _ in spots]
+        answers = self._suggest(document, asked, cited, k)
         return [Place(passage, marker, context,
                       [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid], answer)
                 for (passage, marker, context), answer in zip(spots, answers)]
@@ -216,10 +219,12 @@ class DocumentReviewer:
         return {pid: spots[j][0] for pid, j in zip(paper_ids, best)}
 
 
-def marker_context(passage: Passage, marker: Marker, window: int = CONTEXT_WINDOW) -> str:
-    """The sentence holding `marker` and `window` sentences on each side, the marker written [CIT] and the
-    passage's other markers removed."""
+def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW) -> str:
+    """The sentence holding `marker` and `window` sentences on each side (None: the whole passage), the marker
+    written [CIT] and the passage's other markers removed."""
     text = passage.text
+    if window is None:
+        return _render(text, passage.markers, marker, 0, len(text))
     sentences = split_sentences(text)
     for i, (start, end, _) in enumerate(sentences):
         if start <= marker.start < end or i == len(sentences) - 1:

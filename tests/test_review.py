@@ -108,3 +108,14 @@ def test_placeholders_are_filled_in_order_and_comments_skipped():
 def test_filling_refuses_a_count_mismatch():
     with pytest.raises(ValueError, match="2 placeholders"):
         fill_placeholders("\\cite{?} \\cite{?}", [["a"]])
+
+
+def test_a_vague_place_is_read_with_its_paragraph(small_recommender):
+    vague = passage("The structure of a protein can now be predicted from its amino acid sequence with deep "
+                    "networks. This was shown before [CIT].", line=3, markers={"[CIT]": []})
+    document = Document(title="", abstract="", kind="text", references=[], passages=[vague])
+    place, = DocumentReviewer(small_recommender).places(document, [], set(), k=3)
+    assert place.context == "This was shown before [CIT]."  # what the report shows: the place's own sentence
+    assert place.suggestions[0].paper_id == "bio0"
+    alone, = DocumentReviewer(small_recommender, window=0).places(document, [], set(), k=3)
+    assert alone.suggestions[0].paper_id != "bio0"
