@@ -11,6 +11,7 @@ from .paper import Paper
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _WORD_RE = re.compile(r"\w+(?:'\w+)?")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 MAX_TERMS = 5
 MAX_SENTENCE = 220
 MAX_FITS = 90  # characters of the user's citing sentence quoted in an explanation
@@ -65,7 +66,8 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
         parts.append("written by one of your authors")
     text = "; ".join(parts) or "Related by topic"
     if fits:
-        text = f"For the citation in “{shorten(fits, MAX_FITS)}”: {text[0].lower() + text[1:]}"
+        quoted = shorten(_SPACE_BEFORE_PUNCTUATION.sub(r"\1", fits), MAX_FITS)  # "[CIT]." left "word ."
+        text = f"For the citation in “{quoted}”: {text[0].lower() + text[1:]}"
     text = text[0].upper() + text[1:] + "."
     if sentence:
         text += f" Closest passage: “{sentence}”"

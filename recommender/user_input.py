@@ -1,8 +1,10 @@
-"""Turn what a user typed into a `Query`: mode detection and length limits."""
+"""Turn what a user typed into a `Query`: text copied from a PDF unwrapped, mode detection and length limits."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from .reference_text import join_lines, words_seen
 from .query import CITATION_MARK, Query
 
 MAX_TITLE_CHARS = 300
@@ -17,6 +19,15 @@ class Prepared:
     query: Query
     mode: str
     notices: list[str] = field(default_factory=list)
+
+
+def unwrap(text: str) -> str:
+    """Text as copied from a PDF made whole: each paragraph's lines joined and words hyphenated at a line end
+    rejoined ("em-\nbeddings" -> "embeddings", "BERT-\nbased" -> "BERT-based"); blank lines still part paragraphs."""
+    vocabulary = words_seen(text)
+    paragraphs = (join_lines([line.strip() for line in block.splitlines() if line.strip()], vocabulary)
+                  for block in re.split(r"\n\s*\n", text))
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 def detect_mode(text: str) -> str:
@@ -46,8 +57,8 @@ def prepare(title: str, text: str, mode: str = "auto", **options) -> Prepared:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     notices: list[str] = []
-    title = " ".join(clip(title, MAX_TITLE_CHARS, "title", notices).split())
-    text = clip(text, MAX_TEXT_CHARS, "text", notices)
+    title = " ".join(clip(unwrap(title), MAX_TITLE_CHARS, "title", notices).split())
+    text = clip(unwrap(text), MAX_TEXT_CHARS, "text", notices)
     mode = detect_mode(text) if mode == "auto" else mode
     if mode == "passage":
         if text and CITATION_MARK.lower() not in text.lower():

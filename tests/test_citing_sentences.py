@@ -48,7 +48,7 @@ def test_explanations_name_the_citing_sentence_a_paper_fits(small_recommender):
                           "with deep residual networks [CIT].", k=6)
     result = small_recommender.recommend(query)
     why = {r.paper_id: r.explanation for r in result.recommendations}
-    assert why["ir0"].startswith("For the citation in “Term weighting with BM25 is the usual baseline .”: ")
+    assert why["ir0"].startswith("For the citation in “Term weighting with BM25 is the usual baseline.”: ")
     assert why["vision0"].startswith("For the citation in “Image classifiers are trained with deep residual")
     single = small_recommender.recommend(Query(context="Term weighting with BM25 is the usual baseline [CIT]."))
     assert not any(r.explanation.startswith("For the citation") for r in single.recommendations)

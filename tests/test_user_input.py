@@ -1,7 +1,7 @@
-"""Turning typed text into a query: mode detection and truncation with a notice."""
+"""Turning typed text into a query: text copied from a PDF unwrapped, mode detection and truncation with a notice."""
 import pytest
 
-from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, detect_mode, prepare
+from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, detect_mode, prepare, unwrap
 
 
 def test_mode_follows_the_citation_marker():
@@ -34,3 +34,13 @@ def test_long_input_is_truncated_with_a_notice():
 
 def test_empty_input_gives_an_empty_query():
     assert prepare("  ", "\n").query.main_text == ""
+
+
+def test_text_copied_from_a_pdf_is_unwrapped():
+    copied = ("Earlier work used BM25 and neural sentence em-\nbeddings [CIT]. A BERT-\nbased reranker followed\n"
+              "[CIT].\n\nA second para-\ngraph.")
+    prepared = prepare("Citation recommen-\ndation", copied)
+    assert prepared.query.title == "Citation recommendation"
+    assert prepared.query.context == ("Earlier work used BM25 and neural sentence embeddings [CIT]. A BERT-based "
+                                      "reranker followed [CIT].\n\nA second paragraph.")
+    assert unwrap("协同过滤（CF）方法\n很好。") == "协同过滤（CF）方法 很好。"
