@@ -66,12 +66,12 @@ def main() -> None:
         exact, ms = timed(lambda v: np.argsort(-(rec.index.dense @ v))[:100], vector)
         stages["exact_cosine"].append(ms)
         annoy_recall.append(len(set(approx.tolist()) & set(exact.tolist())) / 100)
-        rec.clear_caches()
-        _, ms = timed(rec.rank, query, DEFAULT)
-        stages["rank"].append(ms)
-        rec.clear_caches()
-        _, ms = timed(rec.rank, query, DEFAULT.with_(citing_sentences=False))
-        stages["rank_whole"].append(ms)
+        # the default and the whole-passage ranking in alternating order: whichever runs second finds warm memory
+        runs = [("rank", DEFAULT), ("rank_whole", DEFAULT.with_(citing_sentences=False))]
+        for stage, config in runs if len(stages["rank"]) % 2 == 0 else runs[::-1]:
+            rec.clear_caches()
+            _, ms = timed(rec.rank, query, config)
+            stages[stage].append(ms)
         rec.clear_caches()
         _, ms = timed(rec.recommend, query)
         stages["recommend"].append(ms)
