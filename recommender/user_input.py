@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .reference_text import join_lines, words_seen
 from .query import CITATION_MARK, Query
+from .reference_text import join_lines, words_seen
 
 MAX_TITLE_CHARS = 300
 MAX_TEXT_CHARS = 5_000
