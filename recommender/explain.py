@@ -11,7 +11,7 @@ from .paper import Paper
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _WORD_RE = re.compile(r"\w+(?:'\w+)?")
-_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)。，；：！？）])")
 MAX_TERMS = 5
 MAX_SENTENCE = 220
 MAX_FITS = 90  # characters of the user's citing sentence quoted in an explanation

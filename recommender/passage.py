@@ -8,10 +8,11 @@ from .query import CITATION_MARK, Query
 
 
 def citing_sentences(query: Query) -> list[str]:
-    """The sentences of the passage that hold a [CIT] placeholder, without it (the whole passage when none does)."""
+    """The sentences of the passage that hold a [CIT] placeholder, without it (the whole passage when none with a
+    word does)."""
     found = [Query(context=sentence).context_text for _, _, sentence in split_sentences(query.context)
              if CITATION_MARK in sentence.upper()]
-    return [text for text in found if text] or [query.context_text]
+    return [text for text in found if _has_words(text)] or [query.context_text]
 
 
 def focus_sentences(query: Query) -> list[str]:
@@ -19,7 +20,11 @@ def focus_sentences(query: Query) -> list[str]:
     none when the passage is a single sentence (the passage itself is the citing sentence) or has no [CIT]."""
     if not query.is_local or CITATION_MARK not in query.context.upper():
         return []
-    if len(split_sentences(query.context)) < 2:
+    if sum(_has_words(sentence) for _, _, sentence in split_sentences(query.context)) < 2:
         return []
     sentences = citing_sentences(query)
     return [] if sentences == [query.context_text] else sentences
+
+
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in Query(context=text).context_text)

@@ -52,3 +52,9 @@ def test_explanations_name_the_citing_sentence_a_paper_fits(small_recommender):
     assert why["vision0"].startswith("For the citation in “Image classifiers are trained with deep residual")
     single = small_recommender.recommend(Query(context="Term weighting with BM25 is the usual baseline [CIT]."))
     assert not any(r.explanation.startswith("For the citation") for r in single.recommendations)
+
+
+def test_placeholders_without_words_are_no_citing_sentences():
+    assert focus_sentences(Query(context="[CIT]. [CIT].")) == []
+    assert focus_sentences(Query(context="Graph methods [CIT]. [CIT].")) == []
+    assert focus_sentences(Query(context="BM25 [CIT]! Dense retrieval [CIT]?")) == ["BM25 !", "Dense retrieval ?"]
