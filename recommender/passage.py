@@ -10,9 +10,7 @@ from .query import CITATION_MARK, Query
 def citing_sentences(query: Query) -> list[str]:
     """The sentences of the passage that hold a [CIT] placeholder, without it (the whole passage when none with a
     word does)."""
-    found = [Query(context=sentence).context_text for _, _, sentence in split_sentences(query.context)
-             if CITATION_MARK in sentence.upper()]
-    return [text for text in found if _has_words(text)] or [query.context_text]
+    return [text for text, cites in _sentences(query) if cites] or [query.context_text]
 
 
 def focus_sentences(query: Query) -> list[str]:
@@ -20,11 +18,15 @@ def focus_sentences(query: Query) -> list[str]:
     none when the passage is a single sentence (the passage itself is the citing sentence) or has no [CIT]."""
     if not query.is_local or CITATION_MARK not in query.context.upper():
         return []
-    if sum(_has_words(sentence) for _, _, sentence in split_sentences(query.context)) < 2:
-        return []
-    sentences = citing_sentences(query)
-    return [] if sentences == [query.context_text] else sentences
+    sentences = _sentences(query)
+    return [text for text, cites in sentences if cites] if len(sentences) >= 2 else []
 
 
-def _has_words(text: str) -> bool:
-    return any(ch.isalnum() for ch in Query(context=text).context_text)
+def _sentences(query: Query) -> list[tuple[str, bool]]:
+    """Each sentence of the passage that has a word, without its placeholders, and whether it held one."""
+    found = []
+    for _, _, sentence in split_sentences(query.context):
+        text = Query(context=sentence).context_text
+        if any(ch.isalnum() for ch in text):
+            found.append((text, CITATION_MARK in sentence.upper()))
+    return found
