@@ -173,6 +173,24 @@ def train_on_contexts(args) -> int:
     return 0
 
 
+def cmd_contexts(args) -> int:
+    from .index import Index
+    from .training.document_contexts import contexts_from_files, write_contexts
+
+    found = contexts_from_files([Path(p) for p in args.papers], Index.load(args.index))
+    for document in found:
+        print(document.describe(), file=sys.stderr)
+    rows = [row for document in found for row in document.rows]
+    read = [d for d in found if not d.problem]
+    if not rows:
+        raise ValueError(f"no citation contexts: none of the {len(read)} papers read cites a paper of the index "
+                         f"through its reference list ({args.out} not written)")
+    write_contexts(rows, Path(args.out))
+    print(f"wrote {len(rows)} contexts from {sum(bool(d.rows) for d in found)} of {len(found)} papers to {args.out}; "
+          f"train on them with: python -m recommender train --index {args.index} --contexts {args.out}")
+    return 0
+
+
 def cmd_review(args) -> int:
     from .documents.read import read_document
     from .recommender import Recommender
@@ -307,6 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "citing_title, citing_abstract, citing_id (no graph needed)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_train)
+
+    p = sub.add_parser("contexts", help="collect citation contexts from full papers (PDF, LaTeX, DOCX, Markdown, "
+                                        "text) for train --contexts")
+    p.add_argument("--index", required=True)
+    p.add_argument("papers", nargs="+", help="paper files, or folders searched for them")
+    p.add_argument("-o", "--out", default="contexts.jsonl", help="the context file to write (.jsonl or .jsonl.gz)")
+    p.set_defaults(run=cmd_contexts)
 
     p = sub.add_parser("milvus-load", help="push an index into Milvus (for --backend milvus:...)")
     p.add_argument("--index", required=True)

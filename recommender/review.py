@@ -6,7 +6,6 @@ found, and the corpus papers it misses, each tied to the passage where it belong
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +25,6 @@ MISSING_K = 10  # papers in the "missing" list
 MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
 RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
 MAX_HOMES = 50  # body passages a paper may be placed in when the document has no citation place or claim
-_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 
 
 @dataclass
@@ -222,15 +220,17 @@ class DocumentReviewer:
 def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW) -> str:
     """The sentence holding `marker` and `window` sentences on each side (None: the whole passage), the marker
     written [CIT] and the passage's other markers removed."""
-    text = passage.text
+    def kept(other: Marker) -> bool:
+        return other is marker
+
     if window is None:
-        return _render(text, passage.markers, marker, 0, len(text))
-    sentences = split_sentences(text)
+        return passage.render(marked=kept)
+    sentences = split_sentences(passage.text)
     for i, (start, end, _) in enumerate(sentences):
         if start <= marker.start < end or i == len(sentences) - 1:
             first, last = sentences[max(0, i - window)], sentences[min(len(sentences) - 1, i + window)]
-            return _render(text, passage.markers, marker, first[0], last[1])
-    return _render(text, passage.markers, marker, 0, len(text))
+            return passage.render(first[0], last[1], kept)
+    return passage.render(marked=kept)
 
 
 def uncited_sentences(passage: Passage) -> list[str]:
@@ -241,19 +241,7 @@ def uncited_sentences(passage: Passage) -> list[str]:
 
 
 def strip_markers(passage: Passage) -> str:
-    return _render(passage.text, passage.markers, None, 0, len(passage.text))
-
-
-def _render(text: str, markers: list[Marker], keep: Marker | None, start: int, end: int) -> str:
-    pieces, cursor = [], start
-    for marker in sorted(markers, key=lambda m: m.start):
-        if marker.start < start or marker.end > end:
-            continue
-        pieces.append(text[cursor:marker.start])
-        pieces.append(f" {CITATION_MARK} " if marker is keep else " ")
-        cursor = marker.end
-    pieces.append(text[cursor:end])
-    return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join("".join(pieces).split()))
+    return passage.render()
 
 
 def _has_words(text: str) -> bool:

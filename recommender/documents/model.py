@@ -1,9 +1,14 @@
 """What a whole draft or submission is made of, once read: title, abstract, passages, markers, references."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Callable
 
+from ..query import CITATION_MARK
 from ..references import ReferenceItem
+
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 
 
 @dataclass
@@ -26,6 +31,21 @@ class Passage:
     line: int | None = None  # 1-based source line (text formats)
     page: int | None = None  # 1-based page (PDF)
     section: str = ""
+
+    def render(self, start: int = 0, end: int | None = None,
+               marked: Callable[[Marker], bool] = lambda marker: False) -> str:
+        """text[start:end] with each marker inside it written [CIT] where `marked(marker)`, else removed; spaces
+        tidied."""
+        end = len(self.text) if end is None else end
+        pieces, cursor = [], start
+        for marker in sorted(self.markers, key=lambda m: m.start):
+            if marker.start < start or marker.end > end:
+                continue
+            pieces.append(self.text[cursor:marker.start])
+            pieces.append(f" {CITATION_MARK} " if marked(marker) else " ")
+            cursor = marker.end
+        pieces.append(self.text[cursor:end])
+        return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join("".join(pieces).split()))
 
     @property
     def where(self) -> dict[str, int]:

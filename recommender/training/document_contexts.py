@@ -1,0 +1,136 @@
+"""Citation contexts from whole papers (PDF, LaTeX, Word, Markdown or text): every paragraph that cites papers of
+the index, and each citing sentence of a longer one, as rows of a context file for `train --contexts`
+(`training/local.py`), so that an index learns from the full texts of its own field.
+
+    found = contexts_from_files([Path("papers/")], index)        # one DocumentContexts per readable file
+    write_contexts([row for doc in found for row in doc.rows], Path("contexts.jsonl"))
+
+A citation counts when its marker resolves to an entry of the paper's reference list and that entry matches a
+paper of the index (`references.ReferenceIndex`: DOI, arXiv id, or title checked against authors and year). In a
+context every marker is written [CIT], as in the benchmark files; placeholders and unmatched citations stay [CIT]
+without a cited paper. The citing paper's title and abstract are the context's draft.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from ..claims import split_sentences
+from ..documents.errors import DocumentError
+from ..documents.model import Document, Passage
+from ..documents.read import BINARY_SUFFIXES, LATEX_SUFFIXES, MARKDOWN_SUFFIXES, read_document
+from ..references import ReferenceIndex, ReferenceItem
+
+DOCUMENT_SUFFIXES = {*BINARY_SUFFIXES, *LATEX_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt"}
+
+
+@dataclass
+class DocumentContexts:
+    """What one file gave: its context rows, how much of its reference list the index holds, what went wrong."""
+
+    name: str
+    rows: list[dict] = field(default_factory=list)
+    references: int = 0  # entries in its reference list
+    matched: int = 0     # entries matched to a paper of the index
+    problem: str = ""    # why the file could not be read ("" when it was)
+    notices: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One line for people."""
+        if self.problem:
+            return f"{self.name}: skipped ({self.problem})"
+        paragraphs = sum(row["granularity"] == "paragraph" for row in self.rows)
+        return (f"{self.name}: {self.matched} of {self.references} references in the index; {paragraphs} paragraph "
+                f"and {len(self.rows) - paragraphs} sentence contexts")
+
+
+def document_contexts(document: Document, name: str, references: ReferenceIndex) -> DocumentContexts:
+    """The contexts of one read document (`name` identifies it: its file name)."""
+    found = DocumentContexts(name, references=len(document.references), notices=list(document.notices))
+    matched = [references.match_item(item) for item in document.references]
+    found.matched = sum(bool(ids) for ids in matched)
+    citing = _own_id(document, references) or f"file:{name}"
+    draft = {"citing_title": document.title, "citing_abstract": document.abstract, "citing_id": citing}
+
+    def cited(passage: Passage, start: int, end: int) -> set[str]:
+        return {pid for marker in passage.markers if start <= marker.start and marker.end <= end
+                for i in marker.references if i < len(matched) for pid in matched[i]} - {citing}
+
+    for number, passage in enumerate(document.passages, start=1):
+        relevant = cited(passage, 0, len(passage.text))
+        if not relevant:
+            continue
+        where = {"source": name, **passage.where}
+        found.rows.append({"qid": f"{name}#p{number}", "context": passage.render(marked=_every), "relevant":
+                           sorted(relevant), **draft, "granularity": "paragraph", **where})
+        sentences = split_sentences(passage.text)
+        if len(sentences) < 2:
+            continue
+        for s, (start, end, _) in enumerate(sentences, start=1):
+            relevant = cited(passage, start, end)
+            if relevant:
+                found.rows.append({"qid": f"{name}#p{number}s{s}", "context": passage.render(start, end, _every),
+                                   "relevant": sorted(relevant), **draft, "granularity": "sentence", **where})
+    return found
+
+
+def contexts_from_files(paths: list[Path], index, progress: bool = True) -> list[DocumentContexts]:
+    """The contexts of every document among `paths` (files, or folders searched for documents), in path order; a
+    file that cannot be read is reported in its entry, not raised. ValueError when there is no document at all."""
+    files = document_files(paths)
+    references = ReferenceIndex(index.all_papers())
+    out = []
+    for path in tqdm(files, desc="reading papers", unit="paper", disable=not progress):
+        name = path.name if len(files) == len({f.name for f in files}) else str(path)
+        try:
+            document = read_document(path)
+        except (DocumentError, OSError) as exc:
+            out.append(DocumentContexts(name, problem=str(exc)))
+            continue
+        out.append(document_contexts(document, name, references))
+    return out
+
+
+def document_files(paths: list[Path]) -> list[Path]:
+    """The files named, and the documents (by suffix) inside the folders named, sorted; ValueError when a path
+    does not exist or no document is found."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES
+                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ValueError(f"{path} does not exist")
+    if not files:
+        raise ValueError(f"no papers found in {', '.join(map(str, paths))} (looked for "
+                         f"{', '.join(sorted(DOCUMENT_SUFFIXES))} files)")
+    return list(dict.fromkeys(files))
+
+
+def write_contexts(rows: list[dict], path: Path) -> None:
+    """Write the rows as a context file (JSONL; gzipped when the name ends in .gz), all at once: an existing file
+    is replaced only when the new one is complete."""
+    path = Path(path)
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(gzip.compress(text) if path.suffix == ".gz" else text)
+    os.replace(partial, path)
+
+
+def _every(_marker) -> bool:
+    return True
+
+
+def _own_id(document: Document, references: ReferenceIndex) -> str:
+    """The index's id of the document itself, when the index holds it (found by its title), else ""."""
+    if not document.title.strip():
+        return ""
+    ids = references.match_item(ReferenceItem(raw=document.title, title=document.title))
+    return min(ids) if len(ids) == 1 else ""

@@ -1,0 +1,168 @@
+"""Citation contexts collected from full papers (`contexts`, then `train --contexts`): real files (Markdown, a PDF
+laid out with wrapped and hyphenated lines), references matched to the small index, every marker written [CIT]."""
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.pdf_writer import Draft, write_pdf
+from recommender.documents.read import read_document
+from recommender.index import Index
+from recommender.learned import model_path
+from recommender.references import ReferenceIndex
+from recommender.training.document_contexts import contexts_from_files, document_contexts, write_contexts
+from recommender.training.local import read_contexts
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+SEARCH = """---
+title: Ranking for ad hoc search engines
+---
+
+## Abstract
+
+We study ranking functions and learned rankers for search engines.
+
+# Introduction
+
+Term frequency and document length are weighted by BM25 [1]. Terms from the top documents can be added to the
+query [2], a step that also helps recall [CIT].
+
+Learned rankers build on older work [3].
+
+We describe our setup next.
+
+## References
+
+1. Sparck Jones, K. (2010). Probabilistic relevance weighting with BM25. In SIGIR.
+2. Salton, G., & Sparck Jones, K. (2011). Query expansion with pseudo relevance feedback. In SIGIR.
+3. Nobody, A. (1999). A paper that no index holds. Nowhere.
+"""
+
+VISION = Draft(
+    title="Learning visual recognition with little data",
+    authors="Ann Example and Ben Sample",
+    abstract="We train image classifiers and detectors from few labelled photographs.",
+    sections=[("1 Introduction", [
+        "Residual connections let very deep convolutional networks train well on large image collections, which "
+        "made much deeper classifiers practical for many recognition tasks [1]. Objects in photographs are "
+        "detected by classifying region proposals with a convolutional network [2].",
+        "Random crops and flips reduce the overfitting of image classifiers trained on small datasets, and they "
+        "remain the first thing to try when labelled photographs are scarce [3]."])],
+    references=["[1] A. Turing and G. Hopper. 2010. Deep residual networks for image classification. In CVPR.",
+                "[2] G. Hopper. 2011. Object detection with region proposals. In CVPR.",
+                "[3] K. Goedel. 2013. Data augmentation for small image datasets. In ICCV."])
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "recommender", *map(str, args)], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory) -> Path:
+    """A folder of papers as a user has them: Markdown, a PDF, a picture named .pdf, and files that are no paper."""
+    root = tmp_path_factory.mktemp("papers")
+    (root / "search.md").write_text(SEARCH, encoding="utf-8")
+    (root / "sub").mkdir()
+    write_pdf(root / "sub" / "vision.pdf", VISION)
+    (root / "scan.pdf").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (root / "data.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    (root / ".cache").mkdir()
+    (root / ".cache" / "old.md").write_text(SEARCH, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def references(small_index) -> ReferenceIndex:
+    return ReferenceIndex(Index.load(small_index).all_papers())
+
+
+def test_a_paragraph_and_its_citing_sentences_become_contexts(papers, references):
+    found = document_contexts(read_document(papers / "search.md"), "search.md", references)
+    assert (found.references, found.matched) == (3, 2)
+    by_kind = {(row["granularity"], row["context"]): row["relevant"] for row in found.rows}
+    assert by_kind == {
+        ("paragraph", "Term frequency and document length are weighted by BM25 [CIT]. Terms from the top documents "
+                      "can be added to the query [CIT], a step that also helps recall [CIT]."): ["ir0", "ir1"],
+        ("sentence", "Term frequency and document length are weighted by BM25 [CIT]."): ["ir0"],
+        ("sentence", "Terms from the top documents can be added to the query [CIT], a step that also helps recall "
+                     "[CIT]."): ["ir1"],
+    }  # the paragraph citing only a paper the index lacks, and the one citing nothing, give no context
+    row = found.rows[0]
+    assert row["citing_title"] == "Ranking for ad hoc search engines"
+    assert row["citing_abstract"].startswith("We study ranking functions")
+    assert row["citing_id"] == "file:search.md" and row["source"] == "search.md" and row["line"] == 11
+
+
+def test_a_pdf_laid_out_in_lines_gives_whole_sentences(papers, references):
+    found = document_contexts(read_document(papers / "sub" / "vision.pdf"), "vision.pdf", references)
+    assert found.matched == 3
+    paragraphs = [row for row in found.rows if row["granularity"] == "paragraph"]
+    assert [row["relevant"] for row in paragraphs] == [["vision0", "vision1"], ["vision3"]]
+    assert paragraphs[0]["context"].startswith("Residual connections let very deep convolutional networks")
+    assert "- " not in paragraphs[0]["context"] and paragraphs[0]["context"].count("[CIT]") == 2
+    assert paragraphs[0]["page"] == 1
+    sentences = [row["relevant"] for row in found.rows if row["granularity"] == "sentence"]
+    assert sentences == [["vision0"], ["vision1"]]  # the second paragraph is one sentence: no copy of it
+
+
+def test_a_paper_the_index_holds_is_not_its_own_citation(references):
+    text = SEARCH.replace("Ranking for ad hoc search engines", "Probabilistic relevance weighting with BM25")
+    document = read_document(text.encode("utf-8"), "bm25.md")
+    found = document_contexts(document, "bm25.md", references)
+    assert {row["citing_id"] for row in found.rows} == {"ir0"}  # never a candidate when training on it
+    assert all("ir0" not in row["relevant"] for row in found.rows)
+    assert [row["relevant"] for row in found.rows if row["granularity"] == "paragraph"] == [["ir1"]]
+
+
+def test_a_folder_is_searched_and_unreadable_files_are_reported(papers, small_index, tmp_path):
+    found = contexts_from_files([papers], Index.load(small_index), progress=False)
+    assert [d.name for d in found] == ["scan.pdf", "search.md", "vision.pdf"]  # no .csv, nothing hidden
+    assert "PNG image" in found[0].problem and not found[0].rows
+    assert found[0].describe().startswith("scan.pdf: skipped (")
+    assert found[1].describe() == "search.md: 2 of 3 references in the index; 1 paragraph and 2 sentence contexts"
+    (tmp_path / "table.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no papers found"):
+        contexts_from_files([tmp_path], Index.load(small_index), progress=False)
+    with pytest.raises(ValueError, match="does not exist"):
+        contexts_from_files([papers / "missing.pdf"], Index.load(small_index), progress=False)
+
+
+def test_the_file_written_is_read_back_as_training_contexts(papers, small_index, tmp_path):
+    index = Index.load(small_index)
+    rows = [row for d in contexts_from_files([papers], index, progress=False) for row in d.rows]
+    path = tmp_path / "contexts.jsonl.gz"
+    write_contexts(rows, path)
+    assert [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()] == rows
+    contexts = read_contexts(path, index)
+    assert len(contexts.queries) == len(rows) == 7 and contexts.citing_papers == 2
+    first = contexts.queries[0].query
+    assert first.title == "Ranking for ad hoc search engines" and "[CIT]" in first.context
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_cli_collects_contexts_then_trains_on_them(papers, index_copy, tmp_path):
+    out = tmp_path / "contexts.jsonl"
+    proc = cli("contexts", "--index", index_copy, papers, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote 7 contexts from 2 of 3 papers" in proc.stdout
+    assert "scan.pdf: skipped" in proc.stderr and "vision.pdf: 3 of 3 references" in proc.stderr
+    trained = cli("train", "--index", index_copy, "--contexts", out)
+    assert trained.returncode == 0, trained.stderr
+    assert "trained on 7 contexts from 2 citing papers" in trained.stdout
+    assert model_path(index_copy, local=True).is_file() == ("model written to" in trained.stdout)
+
+
+def test_cli_writes_nothing_when_no_paper_cites_the_index(index_copy, tmp_path):
+    (tmp_path / "other.md").write_text(SEARCH.split("## References")[0] + "## References\n\n"
+                                       "1. Nobody, A. (1999). A paper that no index holds. Nowhere.\n", encoding="utf-8")
+    out = tmp_path / "contexts.jsonl"
+    out.write_text("kept\n", encoding="utf-8")
+    proc = cli("contexts", "--index", index_copy, tmp_path / "other.md", "-o", out)
+    assert proc.returncode == 2
+    assert "no citation contexts" in proc.stderr and "not written" in proc.stderr
+    assert out.read_text(encoding="utf-8") == "kept\n"  # an earlier file is not lost
