@@ -166,3 +166,22 @@ def test_cli_writes_nothing_when_no_paper_cites_the_index(index_copy, tmp_path):
     assert proc.returncode == 2
     assert "no citation contexts" in proc.stderr and "not written" in proc.stderr
     assert out.read_text(encoding="utf-8") == "kept\n"  # an earlier file is not lost
+
+
+def test_a_latex_project_is_read_from_its_main_file(small_index, tmp_path):
+    (tmp_path / "sections").mkdir()
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\title{Ranking for ad hoc search engines}\n\\begin{document}\n\\maketitle\n"
+        "\\input{sections/intro}\n\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    (tmp_path / "sections" / "intro.tex").write_text(
+        "\\section{Introduction}\nTerm frequency and document length are weighted by BM25~\\cite{sparck2010}.\n"
+        "Dual encoders retrieve passages \\cite{?}.\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(
+        "@inproceedings{sparck2010, title={Probabilistic relevance weighting with {BM25}},\n"
+        "  author={Sparck Jones, Karen}, year={2010}, booktitle={SIGIR}}\n", encoding="utf-8")
+    found = contexts_from_files([tmp_path], Index.load(small_index), progress=False)
+    assert [d.name for d in found] == ["main.tex"]  # the section file is read through \input, not on its own
+    assert [(row["granularity"], row["context"], row["relevant"]) for row in found[0].rows] == [
+        ("paragraph", "Term frequency and document length are weighted by BM25 [CIT]. Dual encoders retrieve "
+                      "passages [CIT].", ["ir0"]),
+        ("sentence", "Term frequency and document length are weighted by BM25 [CIT].", ["ir0"])]

@@ -97,13 +97,15 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True) -> list
 
 
 def document_files(paths: list[Path]) -> list[Path]:
-    """The files named, and the documents (by suffix) inside the folders named, sorted; ValueError when a path
-    does not exist or no document is found."""
+    """The files named, and the documents (by suffix) inside the folders named, sorted; in a folder a LaTeX file
+    without \\documentclass is a part of a project, read with its main file. ValueError when a path does not
+    exist or no document is found."""
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES
-                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
+                            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                            and not _latex_part(p))
         elif path.is_file():
             files.append(path)
         else:
@@ -122,6 +124,10 @@ def write_contexts(rows: list[dict], path: Path) -> None:
     partial = path.with_name(path.name + ".part")
     partial.write_bytes(gzip.compress(text) if path.suffix == ".gz" else text)
     os.replace(partial, path)
+
+
+def _latex_part(path: Path) -> bool:
+    return path.suffix.lower() in LATEX_SUFFIXES and b"\\documentclass" not in path.read_bytes()
 
 
 def _every(_marker) -> bool:
