@@ -1,5 +1,6 @@
-"""Corpus: statistics of the active corpus, switching corpora, importing a corpus file, and building one from a
-source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) in the background."""
+"""Corpus: statistics of the active corpus, switching corpora, importing a corpus file, building one from a
+source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) in the background, and learning from papers that
+cite it."""
 from __future__ import annotations
 
 import tempfile
@@ -10,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import access, builds, common, corpora, shelves
+from pages.ui import access, builds, common, corpora, field_training, shelves
 from recommender.learned import describe_learned
 from recommender.loaders import CorpusError, LoadResult, load_corpus
 
@@ -211,3 +212,5 @@ with from_file:
     import_section(directory)
 with from_source:
     builds.form()
+
+field_training.section(directory)

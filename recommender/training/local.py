@@ -19,6 +19,7 @@ import random
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -159,11 +160,14 @@ def grouped_folds(groups: list[str], k: int = FOLDS, seed: int = 0) -> np.ndarra
 
 # -- pools, fitting, cross-validation ---------------------------------------------------------------------
 def collect_pools(recommender: Recommender, queries: list[EvalQuery], config: PipelineConfig | None = None,
-                  progress: bool = True) -> list[PoolRows]:
-    """Each context's pool with its LOCAL_FEATURES rows (the recommender's own extractor and retrievers)."""
+                  progress: bool = True, on_progress: Callable[[int, int], None] | None = None) -> list[PoolRows]:
+    """Each context's pool with its LOCAL_FEATURES rows (the recommender's own extractor and retrievers);
+    `on_progress(done, total)` after each."""
     config = pool_config(config)
     index, out = recommender.index, []
     for i, item in enumerate(tqdm(queries, desc="context pools", disable=not progress)):
+        if on_progress:
+            on_progress(i, len(queries))
         if i % PRIME_BATCH == 0:  # encode the next passages and drafts together (one at a time is slower)
             recommender.reader.prime([q.query for q in queries[i:i + PRIME_BATCH]], config)
         pool = recommender.candidate_pool(item.query, config)
@@ -227,13 +231,16 @@ def pool_recall(pools: list[PoolRows], queries: list[EvalQuery]) -> float:
 
 def train_local(recommender: Recommender, contexts: ContextSet, *, kind: str = "lambdarank", seed: int = 0,
                 folds: int = FOLDS, save: bool = True, progress: bool = True,
-                config: PipelineConfig | None = None) -> Reranker:
+                config: PipelineConfig | None = None, source: str | None = None,
+                on_progress: Callable[[int, int], None] | None = None) -> Reranker:
     """Fit the local reranker on every context, after cross-validating it by citing paper (recorded in
     `info["cross_validation"]`: None with a single citing paper), and store it with the index (`save`) unless
     the cross-validation found it ranking worse than the untrained order (`info["stored"]` says which). The info
-    also counts the contexts with and without a draft: the model serves only the kinds of query it learned from."""
+    also counts the contexts with and without a draft: the model serves only the kinds of query it learned from.
+    `source` says where the contexts came from (default: the context file's path); `on_progress(done, total)`
+    follows the pools."""
     started = time.time()
-    pools = collect_pools(recommender, contexts.queries, config, progress)
+    pools = collect_pools(recommender, contexts.queries, config, progress, on_progress)
     collected = time.time()
     validation, used = None, 0
     if contexts.citing_papers >= 2:
@@ -243,7 +250,7 @@ def train_local(recommender: Recommender, contexts: ContextSet, *, kind: str = "
     reranker = fit_pools(pools, kind, seed)
     drafted = sum(bool(q.query.global_text) for q in contexts.queries)
     reranker.info.update({
-        "mode": "local", "source": contexts.path, "source_sha256": contexts.sha256,
+        "mode": "local", "source": source or contexts.path, "source_sha256": contexts.sha256,
         "contexts": len(contexts.queries), "contexts_with_draft": drafted,
         "contexts_without_draft": len(contexts.queries) - drafted, "contexts_skipped": contexts.skipped,
         "citing_papers": contexts.citing_papers, "queries_used": sum(bool(p.cited.any()) for p in pools),

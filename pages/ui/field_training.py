@@ -1,0 +1,109 @@
+"""Corpus page: a corpus of one's own learns how its field cites, from full papers that cite it. Each paragraph of
+theirs that cites papers of the corpus (and each citing sentence) trains the passage reranker
+(`training/document_contexts.py`, `training/local.py`), kept only when it ranks better on papers it did not see."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from pages.ui import common, corpora
+from pages.ui.draft_review import UPLOAD_TYPES
+from recommender.training.document_contexts import DocumentContexts, contexts_from_files, write_contexts
+from recommender.training.local import read_contexts, train_local
+
+MIN_PAPERS = 2  # the model is tested on papers it did not learn from
+
+
+@st.cache_data(show_spinner="Reading the papers…", max_entries=4, ttl="10m")
+def read_papers(directory: str, version: str, files: tuple[tuple[str, bytes], ...]) -> list[DocumentContexts]:
+    """The contexts of uploaded papers, written to a folder under their own names first (a .tex finds its .bib)."""
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for name, data in files:
+            path = Path(folder) / Path(name).name
+            path.write_bytes(data)
+            if path.suffix.lower() != ".bib":
+                paths.append(path)
+        if not paths:
+            raise ValueError("Only BibTeX files were uploaded: add the papers themselves (a .bib is read with the "
+                             ".tex that names it).")
+        return contexts_from_files(paths, common.index(directory), progress=False)
+
+
+def papers_table(found: list[DocumentContexts]) -> None:
+    st.dataframe({"Paper": [d.name for d in found],
+                  "References in this corpus": ["—" if d.problem else f"{d.matched} of {d.references}" for d in found],
+                  "Citation contexts": [len(d.rows) for d in found],
+                  "Note": [d.problem or "; ".join(d.notices) for d in found]}, hide_index=True)
+
+
+def outcome(info: dict) -> tuple[str, str]:
+    """("success" or "warning", what the training did) for people."""
+    trained = f"Learned from {info['contexts']:,} citation contexts of {info['citing_papers']} papers"
+    scores = info["cross_validation"]
+    tested = (f" (tested on papers it did not learn from: nDCG@10 {scores['fused']['ndcg@10']:.3f} before, "
+              f"{scores['learned']['ndcg@10']:.3f} with it)")
+    if info["stored"]:
+        return "success", trained + tested + ". Passages are now ranked with it."
+    return "warning", (trained + tested + ", but it ranked those citations worse than the corpus does without it, "
+                       "so the corpus keeps its ranking.")
+
+
+def train(directory: str, found: list[DocumentContexts]) -> None:
+    """Train on the contexts found; the corpus is unchanged unless the model is stored."""
+    rows = [row for d in found for row in d.rows]
+    try:
+        with common.progress("Learning from the papers") as report, tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "contexts.jsonl"
+            write_contexts(rows, path)
+            contexts = read_contexts(path, common.index(directory))
+            reranker = train_local(common.recommender(directory), contexts, progress=False,
+                                   source=f"{sum(bool(d.rows) for d in found)} papers uploaded in the app",
+                                   on_progress=lambda done, total: report("citation contexts", done, total))
+    except Exception as exc:  # the model is written last and atomically: a failure leaves the corpus as it was
+        st.error(f"Learning failed and the corpus is unchanged: {exc}")
+        return
+    common.release(directory)  # the engine reloads with the new model
+    st.session_state["learn_message"] = outcome(reranker.info)
+    st.rerun()
+
+
+def section(directory: str) -> None:
+    """Upload papers that cite the active corpus, see what was found in them, and train on it."""
+    st.header("Learn from papers of your field")
+    st.caption("Upload papers that cite this corpus: PDF, LaTeX (the .tex with its .bib, or the project as .zip), "
+               "Word, Markdown or text. Every paragraph that cites papers of this corpus through its reference list "
+               "becomes an example of how your field cites, and a reranker for passages learns from them. It is "
+               "kept only if it ranks those citations better, tested on papers it did not learn from.")
+    if message := st.session_state.pop("learn_message", None):
+        kind, text = message
+        (st.success if kind == "success" else st.warning)(text)
+    if not corpora.on_a_shelf(Path(directory)):
+        st.info("Import or build a corpus of your own first (above): the default corpus is shared, and it is not "
+                "changed here.")
+        return
+    uploads = st.file_uploader("Papers that cite this corpus", type=UPLOAD_TYPES + ["bib"],
+                               accept_multiple_files=True, key="learn_files")
+    if not uploads:
+        return
+    try:
+        found = read_papers(directory, common.version_of(directory), tuple((u.name, u.getvalue()) for u in uploads))
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    papers_table(found)
+    rows = [row for d in found for row in d.rows]
+    citing = len({row["citing_id"] for row in rows})
+    if not rows:
+        st.error("No citation contexts: none of these papers cites a paper of this corpus through its reference "
+                 "list (its entries are matched by DOI, arXiv id, or title with authors and year).")
+        return
+    if citing < MIN_PAPERS:
+        st.warning(f"{len(rows):,} citation contexts, all from one paper: add papers by at least {MIN_PAPERS} "
+                   "different citing papers, so that the reranker can be tested on papers it did not learn from.")
+        return
+    st.caption(f"{len(rows):,} citation contexts from {citing} papers.")
+    if st.button("Learn from these papers", type="primary", icon=":material/school:", key="learn_train"):
+        train(directory, found)
