@@ -169,6 +169,12 @@ def strip_marker(text: str) -> str:
     return _MARKER_RE.sub("", text, count=1)
 
 
+def entry_number(text: str) -> int | None:
+    """The leading number of an entry (`[3]`, `3.`, `(3)`, `3)`), if it has one."""
+    marker = _marker_number(text)
+    return marker[0] if marker else None
+
+
 def looks_like_entry_start(line: str) -> bool:
     """Does a line start like an author list of some citation style?"""
     line = line[:_START_CHARS]

@@ -20,7 +20,7 @@ from rapidfuzz.distance import OSA
 
 from .bibtex import latex_text, parse_library
 from .paper import Paper
-from .reference_text import check_is_text, decode_reference_bytes, split_entries, strip_marker
+from .reference_text import check_is_text, decode_reference_bytes, entry_number, split_entries, strip_marker
 
 SHORT_TITLE_WORDS = 3  # titles of at most this many words need an author and year check even when exact
 MIN_FUZZY_CHARS = 16  # shorter titles only match exactly
@@ -93,6 +93,7 @@ class ReferenceItem:
     line: int | None = None  # the line where the entry starts
     kind: str = "text"  # "text" (an entry of a plain or LaTeX list) or "bibtex"
     arxiv: str = ""
+    number: int | None = None  # the number the list printed before it ("[12]", "12."), if any
 
 
 def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
@@ -108,7 +109,8 @@ def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
 
 def parse_reference_line(line: str, line_number: int | None = None) -> ReferenceItem:
     """Guess the DOI, arXiv id, year and title of one free-form reference (its lines already joined)."""
-    body = strip_marker(" ".join(line.split()))
+    line = " ".join(line.split())
+    body = strip_marker(line)
     doi_match = _DOI_IN_TEXT_RE.search(body)
     return ReferenceItem(
         raw=body,
@@ -117,6 +119,7 @@ def parse_reference_line(line: str, line_number: int | None = None) -> Reference
         year=_guess_year(body),
         line=line_number,
         arxiv=_found_arxiv(body),
+        number=entry_number(line),
     )
 
 

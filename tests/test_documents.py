@@ -423,6 +423,20 @@ def test_plain_text_pasted_without_blank_lines():
     assert len(document.references) == 1  # the two paragraphs run together: no blank line tells them apart
 
 
+def test_numbers_resolve_to_the_entries_that_print_them_when_reading_lost_or_merged_one():
+    text = ("Reading Reference Lists\n\nAbstract: We resolve numbered citations.\n\n1 Introduction\n"
+            "Graph methods [1], dense retrieval [3], learned rankers [4] and query expansion [5] all help.\n\n"
+            "References\n"
+            "[1] A. One. 2001. Citation graphs for recommending references. Graph Venue.\n"
+            "[3] C. Three. 2003. Dense retrieval with two encoders. Neural Venue.\n"  # [2] lost in reading
+            "[4] D. Four. 2004. Learning to rank with trees. Rank Venue. [5] E. Five. 2005. Query expansion from "
+            "feedback. Search Venue.\n")  # [5] run into [4]
+    document = read_document(text.encode(), "draft.txt")
+    assert [item.number for item in document.references] == [1, 3, 4]
+    assert markers_of(document) == {"[1]": (False, [0]), "[3]": (False, [1]), "[4]": (False, [2]),
+                                    "[5]": (False, [2])}  # by position, [3] would be [4]'s and [4] nobody's
+
+
 def test_an_abstract_with_citation_places_and_no_body_is_reviewed_as_the_passage():
     """A user pastes only a title, an abstract with [CIT] and a reference list: its places are not dropped."""
     pasted = ("Recommending citations for a manuscript\n\nAbstract\nWe study how to suggest the papers a draft "

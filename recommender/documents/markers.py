@@ -23,6 +23,8 @@ from .model import Marker
 PLACEHOLDER_KEYS = {"", "?", "??", "???", "todo", "tbd", "cit", "cite", "citation", "ref", "xxx", "missing"}
 MAX_RANGE = 60  # a range "[3–70]" longer than this is no citation range
 MAX_NUMBER = 999
+PRINTED_SHARE = 0.8  # entries of a list that must print their number for numbers to be read as printed
+_INNER_NUMBER_RE = re.compile(r"(?<=[.,;]\s)\[(\d{1,3})\]\s")  # "[13] " after an entry's end, inside another
 
 _CITE_COMMAND_RE = re.compile(
     r"\\(?:[Cc]ite(?:p|t|alp|alt|author|year|yearpar|num|url)?|[Pp]arencite|[Tt]extcite|[Aa]utocite|[Ss]martcite|"
@@ -155,12 +157,17 @@ class Resolver:
                 self.by_key.setdefault(item.key, position)
                 self.by_key.setdefault(item.key.casefold(), position)
         self.heads = [_author_head(item) for item in self.references]
+        self.by_number = _printed_numbers(self.references)
 
     def keys(self, keys: list[str]) -> list[int]:
         positions = [self.by_key.get(key, self.by_key.get(key.casefold())) for key in keys]
         return _unique(p for p in positions if p is not None)
 
     def numbers(self, numbers: list[int]) -> list[int]:
+        """By the number each entry printed when the list printed them (an entry lost or merged in reading then
+        shifts no other), else by position."""
+        if self.by_number:
+            return _unique(p for n in numbers if (p := self.by_number.get(n)) is not None)
         return _unique(n - 1 for n in numbers if n <= len(self.references))
 
     def author_years(self, cites: list[AuthorYear]) -> list[int]:
@@ -179,6 +186,19 @@ class Resolver:
             if best is None or where < best[0]:
                 best = (where, position)
         return best[1] if best else None
+
+
+def _printed_numbers(references: list[ReferenceItem]) -> dict[int, int]:
+    """{printed number: position} when most entries printed a distinct number, else {}. An entry that swallowed
+    the next one in reading also answers for the number printed inside it ("... 2019. [13] B. Author ...")."""
+    printed = [item.number for item in references if item.number is not None]
+    if len(printed) < 2 or len(set(printed)) != len(printed) or len(printed) < PRINTED_SHARE * len(references):
+        return {}
+    found = {item.number: position for position, item in enumerate(references) if item.number is not None}
+    for position, item in enumerate(references):
+        for match in _INNER_NUMBER_RE.finditer(item.raw):
+            found.setdefault(int(match.group(1)), position)
+    return found
 
 
 def _author_head(item: ReferenceItem) -> tuple[str, set[str]]:
