@@ -177,6 +177,9 @@ def cmd_contexts(args) -> int:
     from .index import Index
     from .training.document_contexts import contexts_from_files, write_contexts
 
+    out = Path(args.out)
+    if not out.parent.is_dir():  # before reading the papers, which may take minutes
+        raise ValueError(f"cannot write {out}: the folder {out.parent} does not exist")
     found = contexts_from_files([Path(p) for p in args.papers], Index.load(args.index))
     for document in found:
         print(document.describe(), file=sys.stderr)
@@ -184,8 +187,8 @@ def cmd_contexts(args) -> int:
     read = [d for d in found if not d.problem]
     if not rows:
         raise ValueError(f"no citation contexts: none of the {len(read)} papers read cites a paper of the index "
-                         f"through its reference list ({args.out} not written)")
-    write_contexts(rows, Path(args.out))
+                         f"through its reference list ({out} not written)")
+    write_contexts(rows, out)
     print(f"wrote {len(rows)} contexts from {sum(bool(d.rows) for d in found)} of {len(found)} papers to {args.out}; "
           f"train on them with: python -m recommender train --index {args.index} --contexts {args.out}")
     return 0

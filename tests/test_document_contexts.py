@@ -166,6 +166,8 @@ def test_cli_writes_nothing_when_no_paper_cites_the_index(index_copy, tmp_path):
     assert proc.returncode == 2
     assert "no citation contexts" in proc.stderr and "not written" in proc.stderr
     assert out.read_text(encoding="utf-8") == "kept\n"  # an earlier file is not lost
+    missing = cli("contexts", "--index", index_copy, tmp_path / "other.md", "-o", tmp_path / "no" / "c.jsonl")
+    assert missing.returncode == 2 and "the folder" in missing.stderr and "does not exist" in missing.stderr
 
 
 def test_a_latex_project_is_read_from_its_main_file(small_index, tmp_path):
