@@ -46,6 +46,13 @@ def test_papers_of_the_field_train_a_corpus_of_ones_own(app_env, tmp_path):
     assert list(table["Citation contexts"]) == [3, 4, 0] and "PNG image" in table["Note"][2]
     assert any("7 citation contexts from 2 papers" in c.value for c in at.caption)
 
+    again = at.file_uploader(key="learn_files").set_value([
+        markdown, ("vision.pdf", (tmp_path / "vision.pdf").read_bytes(), "application/pdf"),
+        ("search.md", SEARCH.replace("Ranking for ad hoc", "Another paper on").encode("utf-8"), "text/markdown")]).run()
+    assert list(again.dataframe[-1].value["Paper"]) == ["search.md", "vision.pdf", "search (2).md"]  # both kept
+    assert any("10 citation contexts from 3 papers" in c.value for c in again.caption)
+    at.file_uploader(key="learn_files").set_value([
+        markdown, ("vision.pdf", (tmp_path / "vision.pdf").read_bytes(), "application/pdf")]).run()
     at.button(key="learn_train").click().run()
     assert not at.exception, at.exception
     shown = [m.value for m in [*at.success, *at.warning] if "Learned from 7 citation contexts of 2 papers" in m.value]

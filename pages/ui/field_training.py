@@ -3,6 +3,7 @@ theirs that cites papers of the corpus (and each citing sentence) trains the pas
 (`training/document_contexts.py`, `training/local.py`), kept only when it ranks better on papers it did not see."""
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -16,20 +17,33 @@ from recommender.training.local import read_contexts, train_local
 MIN_PAPERS = 2  # the model is tested on papers it did not learn from
 
 
-@st.cache_data(show_spinner="Reading the papers…", max_entries=4, ttl="10m")
-def read_papers(directory: str, version: str, files: tuple[tuple[str, bytes], ...]) -> list[DocumentContexts]:
-    """The contexts of uploaded papers, written to a folder under their own names first (a .tex finds its .bib)."""
-    with tempfile.TemporaryDirectory() as folder:
-        paths = []
+def read_papers(directory: str, uploads) -> list[DocumentContexts]:
+    """The contexts of uploaded papers, written to a folder under their own names first (a .tex finds its .bib);
+    kept for this session while the same files are uploaded to the same corpus version."""
+    files: list[tuple[str, bytes]] = []
+    for upload in uploads:  # two files of one name (from two folders) are both kept
+        name, copy = Path(upload.name).name, 1
+        while any(name == taken for taken, _ in files):
+            copy += 1
+            name = f"{Path(upload.name).stem} ({copy}){Path(upload.name).suffix}"
+        files.append((name, upload.getvalue()))
+    digest = hashlib.sha256(f"{directory}\0{common.version_of(directory)}".encode())
+    for name, data in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    kept = st.session_state.get("learn_read")
+    if kept and kept[0] == digest.hexdigest():
+        return kept[1]
+    with tempfile.TemporaryDirectory() as folder, common.progress("Reading the papers") as report:
         for name, data in files:
-            path = Path(folder) / Path(name).name
-            path.write_bytes(data)
-            if path.suffix.lower() != ".bib":
-                paths.append(path)
+            (Path(folder) / name).write_bytes(data)
+        paths = [Path(folder) / name for name, _ in files if Path(name).suffix.lower() != ".bib"]
         if not paths:
             raise ValueError("Only BibTeX files were uploaded: add the papers themselves (a .bib is read with the "
                              ".tex that names it).")
-        return contexts_from_files(paths, common.index(directory), progress=False)
+        found = contexts_from_files(paths, common.index(directory), progress=False,
+                                    on_progress=lambda done, total: report("papers", done, total))
+    st.session_state["learn_read"] = (digest.hexdigest(), found)
+    return found
 
 
 def papers_table(found: list[DocumentContexts]) -> None:
@@ -89,7 +103,7 @@ def section(directory: str) -> None:
     if not uploads:
         return
     try:
-        found = read_papers(directory, common.version_of(directory), tuple((u.name, u.getvalue()) for u in uploads))
+        found = read_papers(directory, uploads)
     except ValueError as exc:
         st.error(str(exc))
         return

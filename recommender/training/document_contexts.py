@@ -17,6 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from tqdm.auto import tqdm
 
@@ -79,13 +80,17 @@ def document_contexts(document: Document, name: str, references: ReferenceIndex)
     return found
 
 
-def contexts_from_files(paths: list[Path], index, progress: bool = True) -> list[DocumentContexts]:
+def contexts_from_files(paths: list[Path], index, progress: bool = True,
+                        on_progress: Callable[[int, int], None] | None = None) -> list[DocumentContexts]:
     """The contexts of every document among `paths` (files, or folders searched for documents), in path order; a
-    file that cannot be read is reported in its entry, not raised. ValueError when there is no document at all."""
+    file that cannot be read is reported in its entry, not raised. ValueError when there is no document at all.
+    `on_progress(done, total)` before each file."""
     files = document_files(paths)
     references = ReferenceIndex(index.all_papers())
     out = []
-    for path in tqdm(files, desc="reading papers", unit="paper", disable=not progress):
+    for done, path in enumerate(tqdm(files, desc="reading papers", unit="paper", disable=not progress)):
+        if on_progress:
+            on_progress(done, len(files))
         name = path.name if len(files) == len({f.name for f in files}) else str(path)
         try:
             document = read_document(path)
