@@ -4,6 +4,7 @@ import gzip
 import json
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -183,7 +184,16 @@ def test_a_latex_project_is_read_from_its_main_file(small_index, tmp_path):
         "  author={Sparck Jones, Karen}, year={2010}, booktitle={SIGIR}}\n", encoding="utf-8")
     found = contexts_from_files([tmp_path], Index.load(small_index), progress=False)
     assert [d.name for d in found] == ["main.tex"]  # the section file is read through \input, not on its own
-    assert [(row["granularity"], row["context"], row["relevant"]) for row in found[0].rows] == [
+    rows = [(row["granularity"], row["context"], row["relevant"]) for row in found[0].rows]
+    assert rows == [
         ("paragraph", "Term frequency and document length are weighted by BM25 [CIT]. Dual encoders retrieve "
                       "passages [CIT].", ["ir0"]),
         ("sentence", "Term frequency and document length are weighted by BM25 [CIT].", ["ir0"])]
+    downloads = tmp_path.parent / "downloads"  # the same project as arXiv serves its source
+    downloads.mkdir()
+    with tarfile.open(downloads / "2301.01234.tar.gz", "w:gz") as archive:
+        for name in ("main.tex", "sections/intro.tex", "refs.bib"):
+            archive.add(tmp_path / name, arcname=name)
+    found = contexts_from_files([downloads], Index.load(small_index), progress=False)
+    assert [d.name for d in found] == ["2301.01234.tar.gz"]
+    assert [(row["granularity"], row["context"], row["relevant"]) for row in found[0].rows] == rows

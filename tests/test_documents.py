@@ -2,8 +2,10 @@
 python-docx, LaTeX, zipped projects, Markdown, text) and every kind of bad input refused with a clear message."""
 from __future__ import annotations
 
+import gzip
 import io
 import os
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -325,6 +327,40 @@ def test_zipped_latex_project(tmp_path):
     assert "Not part of the paper" not in " ".join(p.text for p in document.passages)
     assert document.passages[-1].line == 19  # in the source with \input resolved (source_text)
     assert document.source_text.splitlines()[18].startswith("We follow")
+
+
+def arxiv_source(members: dict[str, bytes], gzipped: bool = True) -> bytes:
+    """A LaTeX project as arXiv serves its source: a tar archive, gzipped."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz" if gzipped else "w") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_latex_project_as_arxiv_source():
+    main = TEX.replace("\\section{Method}\nWe follow \\textcite[p.~2]{strohman2007recommending} closely here.",
+                       "\\input{sections/method}")
+    members = {"main.tex": main.encode(), "refs.bib": BIB.encode(), "figure.png": b"\x89PNG" + bytes(300_000),
+               "sections/method.tex": b"\\section{Method}\nWe follow \\textcite[p.~2]{strohman2007recommending}.\n"}
+    for data, name in ((arxiv_source(members), "2301.01234.tar.gz"), (arxiv_source(members), "2301.01234"),
+                       (arxiv_source(members, gzipped=False), "source.tar")):
+        document = read_document(data, name)
+        assert document.kind == "latex" and document.title == read_document(TEX.encode(), "a.tex").title
+        assert [r.key for r in document.references][:3] == ["bhagavatula2018content", "he2010context",
+                                                            "strohman2007recommending"]
+        assert document.passages[-1].section == "Method" and document.passages[-1].markers[0].references == [2]
+    single = gzip.compress(TEX.encode())  # arXiv serves a one-file source as the gzipped .tex
+    assert read_document(single, "2301.01234.gz").title == read_document(TEX.encode(), "a.tex").title
+    with pytest.raises(DocumentError, match="holds another gzip file"):
+        read_document(gzip.compress(single), "twice.gz")
+    with pytest.raises(DocumentError, match="holds no .tex file"):
+        read_document(arxiv_source({"figure.png": b"\x89PNG"}), "figures.tar.gz")
+    with pytest.raises(DocumentError, match="damaged"):
+        whole = arxiv_source(members)
+        read_document(whole[:len(whole) // 2], "cut.tar.gz")  # a download broken off
 
 
 def test_latex_that_does_not_parse_is_refused():

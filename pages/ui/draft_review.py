@@ -12,14 +12,14 @@ from recommender.paper import Paper
 from recommender.review import DocumentReview, Place
 from recommender.reviewer import parse_warnings
 
-UPLOAD_TYPES = ["pdf", "tex", "zip", "docx", "md", "txt"]
+UPLOAD_TYPES = ["pdf", "tex", "zip", "gz", "tgz", "tar", "docx", "md", "txt"]
 EXPORTS = ["BibTeX", "RIS", "CSL-JSON"]
 
 
 def render(directory: str) -> None:
     with st.form("draft_form", border=False):
-        upload = st.file_uploader("The draft or submission: PDF, LaTeX (.tex or a zipped project), Word (.docx), "
-                                  "Markdown or text", type=UPLOAD_TYPES, key="dr_upload")
+        upload = st.file_uploader("The draft or submission: PDF, LaTeX (.tex, a zipped project or arXiv's .tar.gz "
+                                  "source), Word (.docx), Markdown or text", type=UPLOAD_TYPES, key="dr_upload")
         bib = st.file_uploader("Its BibTeX file (optional; for a .tex draft)", type=["bib"], key="dr_bib")
         st.text_area("…or paste the draft's text. Mark places that need a citation with [CIT].", key="dr_text",
                      height=150, persist_state="session")

@@ -87,10 +87,11 @@ def train(directory: str, found: list[DocumentContexts]) -> None:
 def section(directory: str) -> None:
     """Upload papers that cite the active corpus, see what was found in them, and train on it."""
     st.header("Learn from papers of your field")
-    st.caption("Upload papers that cite this corpus: PDF, LaTeX (the .tex with its .bib, or the project as .zip), "
-               "Word, Markdown or text. Every paragraph that cites papers of this corpus through its reference list "
-               "becomes an example of how your field cites, and a reranker for passages learns from them. It is "
-               "kept only if it ranks those citations better, tested on papers it did not learn from.")
+    st.caption("Upload papers that cite this corpus: PDF, LaTeX (the .tex with its .bib, the project as .zip, or "
+               "arXiv's .tar.gz source), Word, Markdown or text. Every paragraph that cites papers of this corpus "
+               "through its reference list becomes an example of how your field cites, and a reranker for passages "
+               "learns from them. It is kept only if it ranks those citations better, tested on papers it did not "
+               "learn from.")
     if message := st.session_state.pop("learn_message", None):
         kind, text = message
         (st.success if kind == "success" else st.warning)(text)

@@ -1,17 +1,21 @@
 """`read_document`: one entry point for every format, chosen by what the file holds, then by its name.
 
 PDF (by its `%PDF` signature), zip (a .docx, or a zipped LaTeX project: its main .tex is the one with
-`\\documentclass`, its .bib files those named by `\\bibliography` / `\\addbibresource`, else all), LaTeX,
+`\\documentclass`, its .bib files those named by `\\bibliography` / `\\addbibresource`, else all), a LaTeX project
+as a tar archive, gzipped or not (arXiv's source download), a gzipped single file, LaTeX,
 Markdown or plain text (by suffix, else by content). Files over MAX_BYTES are refused before they are read;
 images, spreadsheets, old Office files and binary data are refused with a message saying what they are.
 """
 from __future__ import annotations
 
 import os
+import gzip
 import posixpath
 import re
+import tarfile
 import unicodedata
 import zipfile
+import zlib
 from io import BytesIO
 from pathlib import Path
 
@@ -22,12 +26,17 @@ from .model import Document
 MAX_BYTES = 50 * 1024 * 1024
 MAX_ZIP_TEXT_BYTES = 2 * MAX_BYTES  # the .tex, .bib and .bbl files of a zipped project, unpacked
 MAX_ZIP_MEMBERS = 20_000
+MAX_TAR_BYTES = 2 * 1024 ** 3  # what a tar archive may unpack to, figures included (read as a stream, not kept)
+_TOO_MUCH_TEXT = ("The {what}'s .tex and .bib files unpack to more than " + str(MAX_ZIP_TEXT_BYTES // 1024 // 1024)
+                  + " MB; that is no LaTeX project.")
 MAX_INPUT_FILES = 200  # files a .tex on disk may pull in with \input
 MAX_BINARY_SHARE = 0.01  # control characters a text may hold
-SUPPORTED = "PDF, LaTeX (.tex, with its .bib, or the project as .zip), Word (.docx), Markdown (.md) or text (.txt)"
+SUPPORTED = ("PDF, LaTeX (.tex, with its .bib, or the project as .zip or .tar.gz), Word (.docx), Markdown (.md) or "
+             "text (.txt)")
 LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
-BINARY_SUFFIXES = {".pdf": "PDF", ".docx": "Word document", ".zip": "zip archive"}
+BINARY_SUFFIXES = {".pdf": "PDF", ".docx": "Word document", ".zip": "zip archive", ".gz": "gzip file",
+                   ".tgz": "gzipped tar archive", ".tar": "tar archive"}
 MAIN_NAMES = ("main", "paper", "ms", "manuscript", "article", "root")
 
 _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
@@ -38,7 +47,6 @@ _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
     (b"MM\x00*", "a TIFF image", "If it is a scan, run OCR first"),
     (b"\xd0\xcf\x11\xe0", "an old Office file (.doc, .xls or .ppt)", "Save it as .docx or PDF"),
     (b"{\\rtf", "an RTF document", "Save it as .docx or PDF"),
-    (b"\x1f\x8b", "a gzip-compressed file", "Unpack it, or zip a LaTeX project as .zip"),
     (b"%!PS", "a PostScript file", "Convert it to PDF"),
     (b"7z\xbc\xaf", "a 7-Zip archive", "Pack a LaTeX project as .zip"),
     (b"Rar!", "a RAR archive", "Pack a LaTeX project as .zip"),
@@ -67,6 +75,13 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
         return _with_bib_notice(read_pdf(data), bibs)
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _read_zip(data, bibs)
+    if data.startswith(b"\x1f\x8b") and not _is_tar(_gunzip(data, name, limit=512)):
+        inner = _gunzip(data, name)  # one gzipped file: read what it holds, by its name without .gz
+        if inner.startswith(b"\x1f\x8b"):
+            raise DocumentError("This gzip file holds another gzip file; unpack it first.")
+        return read_document(inner, re.sub(r"\.gz$", "", name, flags=re.IGNORECASE), bib=bib)
+    if data.startswith(b"\x1f\x8b") or _is_tar(data):
+        return _read_tar(data, bibs)
     for signature, what, advice in _SIGNATURES:
         if data.startswith(signature):
             raise DocumentError(f"This file is {what}, not a document that can be read. "
@@ -147,25 +162,92 @@ def _read_latex_project(archive: zipfile.ZipFile, bibs: list[str]) -> Document:
     members = [info for info in archive.infolist() if not info.is_dir()]
     if len(members) > MAX_ZIP_MEMBERS:
         raise DocumentError(f"The zip holds {len(members):,} files; a LaTeX project has far fewer.")
-    wanted = [info for info in members if posixpath.splitext(info.filename)[1].casefold() in (".tex", ".bib", ".bbl")
-              and "__MACOSX" not in info.filename]
+    wanted = [info for info in members if _is_project_file(info.filename)]
     if sum(info.file_size for info in wanted) > MAX_ZIP_TEXT_BYTES:
-        raise DocumentError("The zip's .tex and .bib files unpack to more than "
-                            f"{MAX_ZIP_TEXT_BYTES // 1024 // 1024} MB; that is no LaTeX project.")
+        raise DocumentError(_TOO_MUCH_TEXT.format(what="zip"))
     files = {}
     for info in wanted:
         try:
             files[posixpath.normpath(info.filename)] = _decode(archive.read(info), info.filename)
         except (zipfile.BadZipFile, OSError, RuntimeError) as exc:  # RuntimeError: an encrypted member
             raise DocumentError(f"{info.filename} in the zip cannot be unpacked ({exc}).") from exc
+    return _latex_project(files, bibs, "zip")
+
+
+def _read_tar(data: bytes, bibs: list[str]) -> Document:
+    """A LaTeX project as a tar archive, gzipped or not (arXiv's source download), read as a stream: only its
+    .tex, .bib and .bbl files are kept, and figures are skipped without being held."""
+    stream = gzip.GzipFile(fileobj=BytesIO(data)) if data.startswith(b"\x1f\x8b") else BytesIO(data)
+    files, members, text_bytes = {}, 0, 0
+    try:
+        with tarfile.open(fileobj=_Capped(stream, MAX_TAR_BYTES), mode="r|") as archive:
+            for info in archive:
+                if not info.isfile():
+                    continue
+                members += 1
+                if members > MAX_ZIP_MEMBERS:
+                    raise DocumentError(f"The archive holds more than {MAX_ZIP_MEMBERS:,} files; a LaTeX project "
+                                        "has far fewer.")
+                if not _is_project_file(info.name):
+                    continue
+                text_bytes += info.size
+                if text_bytes > MAX_ZIP_TEXT_BYTES:
+                    raise DocumentError(_TOO_MUCH_TEXT.format(what="archive"))
+                handle = archive.extractfile(info)
+                files[posixpath.normpath(info.name)] = _decode(handle.read() if handle else b"", info.name)
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise DocumentError(f"This archive is damaged ({exc}).") from exc
+    return _latex_project(files, bibs, "archive")
+
+
+class _Capped:
+    """A read-only stream that refuses to give more than `limit` bytes (a small archive may unpack to gigabytes)."""
+
+    def __init__(self, stream, limit: int):
+        self.stream, self.limit, self.given = stream, limit, 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.stream.read(size)
+        self.given += len(chunk)
+        if self.given > self.limit:
+            raise DocumentError(f"The archive unpacks to more than {self.limit // 1024 // 1024:,} MB; that is no "
+                                "LaTeX project.")
+        return chunk
+
+
+def _is_project_file(name: str) -> bool:
+    return posixpath.splitext(name)[1].casefold() in (".tex", ".bib", ".bbl") and "__MACOSX" not in name
+
+
+def _latex_project(files: dict[str, str], bibs: list[str], what: str) -> Document:
+    """The main .tex of a project's files (path: text) read with its \\input files and its .bib or .bbl."""
     tex = {path: text for path, text in files.items() if path.casefold().endswith(".tex")}
     if not tex:
-        raise DocumentError(f"This zip holds no .tex file and no Word document. Upload {SUPPORTED}.")
+        raise DocumentError(f"This {what} holds no .tex file{' and no Word document' if what == 'zip' else ''}. "
+                            f"Upload {SUPPORTED}.")
     main = _main_file(tex)
     project_bibs = _project_bibs(tex, files, main)
     bbl = files.get(posixpath.splitext(main)[0] + ".bbl", "")
     from .latex import read_latex
     return read_latex(tex[main], project_bibs + bibs, files=tex, main_path=main, bbl=bbl)
+
+
+def _gunzip(data: bytes, name: str, limit: int | None = None) -> bytes:
+    """What a gzip file holds: its first `limit` bytes, or (no limit) the whole of it, refused past MAX_BYTES."""
+    try:
+        out = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, (limit or MAX_BYTES) + 1)
+    except zlib.error as exc:
+        raise DocumentError(f"The gzip file{' ' + name if name else ''} is damaged ({exc}).") from exc
+    if limit is not None:
+        return out[:limit]
+    if len(out) > MAX_BYTES:
+        raise DocumentError(f"The gzip file{' ' + name if name else ''} unpacks to more than "
+                            f"{MAX_BYTES // 1024 // 1024} MB; documents up to that size are read.")
+    return out
+
+
+def _is_tar(data: bytes) -> bool:
+    return data[257:262] == b"ustar"
 
 
 def _main_file(tex: dict[str, str]) -> str:
@@ -174,8 +256,8 @@ def _main_file(tex: dict[str, str]) -> str:
     if not candidates:
         if len(tex) == 1:
             return next(iter(tex))
-        raise DocumentError("None of the zip's .tex files has a \\documentclass, so its main file is unknown. "
-                            "Zip the project with its main .tex.")
+        raise DocumentError("None of the project's .tex files has a \\documentclass, so its main file is unknown. "
+                            "Pack the project with its main .tex.")
 
     def preference(path: str) -> tuple:
         stem = posixpath.splitext(posixpath.basename(path))[0].casefold()
