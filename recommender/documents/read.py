@@ -8,8 +8,8 @@ images, spreadsheets, old Office files and binary data are refused with a messag
 """
 from __future__ import annotations
 
-import os
 import gzip
+import os
 import posixpath
 import re
 import tarfile
