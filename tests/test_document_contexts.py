@@ -96,7 +96,8 @@ def test_a_paragraph_and_its_citing_sentences_become_contexts(papers, references
     row = found.rows[0]
     assert row["citing_title"] == "Ranking for ad hoc search engines"
     assert row["citing_abstract"].startswith("We study ranking functions")
-    assert row["citing_id"] == "file:search.md" and row["source"] == "search.md" and row["line"] == 11
+    assert row["citing_id"] == "title:ranking for ad hoc search engines"  # the fold unit: the paper, not the file
+    assert row["source"] == "search.md" and row["line"] == 11
 
 
 def test_a_pdf_laid_out_in_lines_gives_whole_sentences(papers, references):
@@ -131,6 +132,12 @@ def test_a_folder_is_searched_and_unreadable_files_are_reported(papers, small_in
         contexts_from_files([tmp_path], Index.load(small_index), progress=False)
     with pytest.raises(ValueError, match="does not exist"):
         contexts_from_files([papers / "missing.pdf"], Index.load(small_index), progress=False)
+    (tmp_path / "search.md").write_text(SEARCH, encoding="utf-8")  # one paper twice: as Markdown and as text
+    (tmp_path / "search.txt").write_text(SEARCH.replace("---\ntitle: ", "").replace("\n---\n", "\n"),
+                                         encoding="utf-8")
+    twice = contexts_from_files([tmp_path / "search.md", tmp_path / "search.txt"], Index.load(small_index),
+                                progress=False)
+    assert twice[1].problem == "the same paper as search.md" and not twice[1].rows and len(twice[0].rows) == 3
 
 
 def test_the_file_written_is_read_back_as_training_contexts(papers, small_index, tmp_path):

@@ -25,7 +25,7 @@ from ..claims import split_sentences
 from ..documents.errors import DocumentError
 from ..documents.model import Document, Passage
 from ..documents.read import BINARY_SUFFIXES, LATEX_SUFFIXES, MARKDOWN_SUFFIXES, read_document
-from ..references import ReferenceIndex, ReferenceItem
+from ..references import ReferenceIndex, ReferenceItem, normalize_title
 
 DOCUMENT_SUFFIXES = {*BINARY_SUFFIXES, *LATEX_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt"}
 
@@ -55,7 +55,7 @@ def document_contexts(document: Document, name: str, references: ReferenceIndex)
     found = DocumentContexts(name, references=len(document.references), notices=list(document.notices))
     matched = [references.match_item(item) for item in document.references]
     found.matched = sum(bool(ids) for ids in matched)
-    citing = _own_id(document, references) or f"file:{name}"
+    citing = citing_id(document, name, references)
     draft = {"citing_title": document.title, "citing_abstract": document.abstract, "citing_id": citing}
 
     def cited(passage: Passage, start: int, end: int) -> set[str]:
@@ -87,7 +87,7 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True,
     `on_progress(done, total)` before each file."""
     files = document_files(paths)
     references = ReferenceIndex(index.all_papers())
-    out = []
+    out, seen = [], {}
     for done, path in enumerate(tqdm(files, desc="reading papers", unit="paper", disable=not progress)):
         if on_progress:
             on_progress(done, len(files))
@@ -96,6 +96,10 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True,
             document = read_document(path)
         except (DocumentError, OSError) as exc:
             out.append(DocumentContexts(name, problem=str(exc)))
+            continue
+        same = seen.setdefault(citing_id(document, name, references), name)
+        if same != name:  # a second copy (the PDF and the LaTeX source of one paper) would count its contexts twice
+            out.append(DocumentContexts(name, problem=f"the same paper as {same}"))
             continue
         out.append(document_contexts(document, name, references))
     return out
@@ -139,9 +143,11 @@ def _every(_marker) -> bool:
     return True
 
 
-def _own_id(document: Document, references: ReferenceIndex) -> str:
-    """The index's id of the document itself, when the index holds it (found by its title), else ""."""
-    if not document.title.strip():
-        return ""
+def citing_id(document: Document, name: str, references: ReferenceIndex) -> str:
+    """Who cites, the unit of cross-validation: the index's id of the document itself when the index holds it (by
+    its title), else its title, else the file's name."""
+    title = normalize_title(document.title)
+    if not title:
+        return f"file:{name}"
     ids = references.match_item(ReferenceItem(raw=document.title, title=document.title))
-    return min(ids) if len(ids) == 1 else ""
+    return min(ids) if len(ids) == 1 else f"title:{title}"
