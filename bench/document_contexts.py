@@ -161,14 +161,15 @@ def main() -> None:
     matched = sum(d.matched for d in found)
     references = sum(d.references for d in found)
     extracted = [row for d in found for row in d.rows]
-    gold_sets = {(p["citing_id"], frozenset(p["relevant"])) for p in paragraphs}
     read_sets = {(file_of[row["source"]], frozenset(row["relevant"])) for row in extracted
                  if row["granularity"] == "paragraph"}
     reading = {"papers": len(found), "unreadable": [d.name for d in found if d.problem],
                "references_written": written, "references_read": references,
                "references_in_corpus": in_corpus, "references_matched": matched,
-               "paragraphs": len(paragraphs), "paragraph_contexts_read": len(read_sets),
-               "paragraphs_with_the_same_cited_papers": len(gold_sets & read_sets),
+               "paragraphs": len(paragraphs),
+               "paragraph_contexts_read": sum(row["granularity"] == "paragraph" for row in extracted),
+               "paragraphs_read_with_the_same_cited_papers": sum((p["citing_id"], frozenset(p["relevant"])) in read_sets
+                                                                 for p in paragraphs),
                "sentence_contexts_read": sum(row["granularity"] == "sentence" for row in extracted),
                "typeset_seconds": round(typeset_seconds, 1), "read_seconds": round(read_seconds, 1)}
     print(json.dumps(reading, indent=1), file=sys.stderr)

@@ -13,8 +13,10 @@ from bench.pdf_writer import Draft, write_pdf
 from recommender.documents.read import read_document
 from recommender.index import Index
 from recommender.learned import model_path
-from recommender.references import ReferenceIndex
-from recommender.training.document_contexts import contexts_from_files, document_contexts, write_contexts
+from recommender.paper import Paper
+from recommender.references import ReferenceIndex, parse_reference_line
+from recommender.training.document_contexts import (cited_papers, contexts_from_files, document_contexts,
+                                                      write_contexts)
 from recommender.training.local import read_contexts
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -204,3 +206,14 @@ def test_a_latex_project_is_read_from_its_main_file(small_index, tmp_path):
     found = contexts_from_files([downloads], Index.load(small_index), progress=False)
     assert [d.name for d in found] == ["2301.01234.tar.gz"]
     assert [(row["granularity"], row["context"], row["relevant"]) for row in found[0].rows] == rows
+
+
+def test_of_a_paper_and_its_reprint_the_reference_cites_the_one_of_its_year():
+    papers = [Paper(id="orig", title="Relevance based language models", authors=["Victor Lavrenko"], year=2001),
+              Paper(id="reprint", title="Relevance based language models", authors=["Victor Lavrenko"], year=2017)]
+    references = ReferenceIndex(papers)
+    item = parse_reference_line("[4] V. Lavrenko and W. B. Croft. 2001. Relevance based language models. In SIGIR.")
+    assert references.match_item(item) == {"orig", "reprint"}  # the reviewer excludes both
+    assert cited_papers(item, references) == {"orig"}  # a training positive is the one cited
+    undated = parse_reference_line("[4] V. Lavrenko. Relevance based language models. SIGIR.")
+    assert cited_papers(undated, references) == {"orig", "reprint"}

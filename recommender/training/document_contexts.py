@@ -53,7 +53,7 @@ class DocumentContexts:
 def document_contexts(document: Document, name: str, references: ReferenceIndex) -> DocumentContexts:
     """The contexts of one read document (`name` identifies it: its file name)."""
     found = DocumentContexts(name, references=len(document.references), notices=list(document.notices))
-    matched = [references.match_item(item) for item in document.references]
+    matched = [cited_papers(item, references) for item in document.references]
     found.matched = sum(bool(ids) for ids in matched)
     citing = citing_id(document, name, references)
     draft = {"citing_title": document.title, "citing_abstract": document.abstract, "citing_id": citing}
@@ -141,6 +141,16 @@ def _latex_part(path: Path) -> bool:
 
 def _every(_marker) -> bool:
     return True
+
+
+def cited_papers(item: ReferenceItem, references: ReferenceIndex) -> set[str]:
+    """The papers of the index one reference cites; of several of one title (a paper and its reprint), those of
+    the reference's year when it names one that some of them have."""
+    ids = references.match_item(item)
+    if len(ids) > 1 and item.year:
+        dated = {pid for pid in ids if (facts := references.facts.get(pid)) and facts.year == item.year}
+        return dated or ids
+    return ids
 
 
 def citing_id(document: Document, name: str, references: ReferenceIndex) -> str:
