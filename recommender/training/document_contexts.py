@@ -135,14 +135,6 @@ def write_contexts(rows: list[dict], path: Path) -> None:
     os.replace(partial, path)
 
 
-def _latex_part(path: Path) -> bool:
-    return path.suffix.lower() in LATEX_SUFFIXES and b"\\documentclass" not in path.read_bytes()
-
-
-def _every(_marker) -> bool:
-    return True
-
-
 def cited_papers(item: ReferenceItem, references: ReferenceIndex) -> set[str]:
     """The papers of the index one reference cites; of several of one title (a paper and its reprint), those of
     the reference's year when it names one that some of them have."""
@@ -161,3 +153,11 @@ def citing_id(document: Document, name: str, references: ReferenceIndex) -> str:
         return f"file:{name}"
     ids = references.match_item(ReferenceItem(raw=document.title, title=document.title))
     return min(ids) if len(ids) == 1 else f"title:{title}"
+
+
+def _latex_part(path: Path) -> bool:
+    return path.suffix.lower() in LATEX_SUFFIXES and b"\\documentclass" not in path.read_bytes()
+
+
+def _every(_marker) -> bool:
+    return True
