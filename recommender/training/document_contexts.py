@@ -50,12 +50,14 @@ class DocumentContexts:
                 f"and {len(self.rows) - paragraphs} sentence contexts")
 
 
-def document_contexts(document: Document, name: str, references: ReferenceIndex) -> DocumentContexts:
-    """The contexts of one read document (`name` identifies it: its file name)."""
+def document_contexts(document: Document, name: str, references: ReferenceIndex,
+                      citing: str | None = None) -> DocumentContexts:
+    """The contexts of one read document (`name` identifies it: its file name; `citing`: its `citing_id`, when
+    already known)."""
     found = DocumentContexts(name, references=len(document.references), notices=list(document.notices))
     matched = [cited_papers(item, references) for item in document.references]
     found.matched = sum(bool(ids) for ids in matched)
-    citing = citing_id(document, name, references)
+    citing = citing or citing_id(document, name, references)
     draft = {"citing_title": document.title, "citing_abstract": document.abstract, "citing_id": citing}
 
     def cited(passage: Passage, start: int, end: int) -> set[str]:
@@ -97,11 +99,12 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True,
         except (DocumentError, OSError) as exc:
             out.append(DocumentContexts(name, problem=str(exc)))
             continue
-        same = seen.setdefault(citing_id(document, name, references), name)
+        citing = citing_id(document, name, references)
+        same = seen.setdefault(citing, name)
         if same != name:  # a second copy (the PDF and the LaTeX source of one paper) would count its contexts twice
             out.append(DocumentContexts(name, problem=f"the same paper as {same}"))
             continue
-        out.append(document_contexts(document, name, references))
+        out.append(document_contexts(document, name, references, citing))
     return out
 
 
