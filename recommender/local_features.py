@@ -15,6 +15,9 @@ its passage and its draft (the citing paper's title and abstract), which the fus
     paper_terms                    log(1 + distinct indexed terms of the paper): short records lack an abstract
     passage_terms                  log(1 + terms of the passage)
     markers                        number of [CIT] placeholders in the passage (how many papers it cites)
+    phrase_title_overlap           IDF mass of the words just before a [CIT] (`passage.cited_phrases`) found in
+                                   the title / IDF mass of those words, best over the passage's placeholders
+    phrase_text_overlap            the same in the indexed text (title, abstract, keywords)
 Every draft column is NaN when the query has no draft.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 
 from .features import FEATURES, FeatureExtractor
 from .lexical import analyze
-from .passage import citing_sentences
+from .passage import cited_phrases, citing_sentences
 from .pool import CandidatePool
 from .query import CITATION_MARK
 from .retrieve import DenseRetriever
@@ -35,7 +38,7 @@ BASE_COLUMNS = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_over
 LOCAL_FEATURES = BASE_COLUMNS + (
     "passage_bm25", "passage_bm25_rank", "citing_sentence_bm25", "passage_cosine", "passage_cosine_rank",
     "draft_bm25", "draft_bm25_rank", "draft_cosine", "draft_cosine_rank", "draft_title_overlap",
-    "venue_match", "paper_terms", "passage_terms", "markers")
+    "venue_match", "paper_terms", "passage_terms", "markers", "phrase_title_overlap", "phrase_text_overlap")
 VENUE_TOP = 10  # the pool's top papers whose venues `venue_match` compares with
 
 # Readable names for explanations (the base columns use features.DESCRIPTIONS).
@@ -48,6 +51,8 @@ LOCAL_DESCRIPTIONS = {
     "draft_title_overlap": "your draft's terms in the title", "venue_match": "the venue of the closest papers",
     "paper_terms": "a full record (title and abstract)", "passage_terms": "the passage's length",
     "markers": "the number of citations in the passage",
+    "phrase_title_overlap": "the words before [CIT] in the title",
+    "phrase_text_overlap": "the words before [CIT] in the abstract",
 }
 
 _ORDINAL_RE = re.compile(r"\b\d+(st|nd|rd|th)?\b|\b(proceedings|companion|of the|of)\b|[^\w\s]")
@@ -111,7 +116,13 @@ class LocalFeatureExtractor:
         out[:, col["citing_sentence_bm25"]] = np.max([self.bm25(text, pool, cands) for text in citing_sentences(query)],
                                                      axis=0)
         if texts["draft"]:
-            out[:, col["draft_title_overlap"]] = self.title_overlap(texts["draft"], cands)
+            out[:, col["draft_title_overlap"]] = self.base.term_overlap(
+                self.base.reader.lexical_text(texts["draft"], pool.route), cands)[0]
+        phrases = [self.base.term_overlap(self.base.reader.lexical_text(phrase, pool.route), cands)
+                   for phrase in cited_phrases(query)]
+        if phrases:
+            out[:, col["phrase_title_overlap"]] = np.max([title for title, _ in phrases], axis=0)
+            out[:, col["phrase_text_overlap"]] = np.max([text for _, text in phrases], axis=0)
 
         venues = self.venues()
         top = [int(c) for c in cands[np.argsort(-pool.scores, kind="stable")[:VENUE_TOP]]]
@@ -130,12 +141,3 @@ class LocalFeatureExtractor:
         lexical = self.base.backend.lexical([(self.base.reader.lexical_text(text, pool.route), 1.0)], pool.filters)
         best = lexical.best()
         return lexical.of(cands) / best if best > 0 else np.zeros(len(cands), dtype=np.float32)
-
-    def title_overlap(self, text: str, cands: np.ndarray) -> np.ndarray:
-        """IDF mass of the text's terms found in each candidate's title / IDF mass of all its terms."""
-        weights = self.index.lexical.term_weights(text)
-        mass = sum(weights.values())
-        if mass <= 0:
-            return np.zeros(len(cands), dtype=np.float32)
-        return np.array([sum(weights.get(t, 0.0) for t in self.base.title_terms(int(c))) / mass for c in cands],
-                        dtype=np.float32)

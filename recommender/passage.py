@@ -3,8 +3,14 @@ also scores each paper by the citing sentence it matches best (`pool.gather`) an
 (`local_features`)."""
 from __future__ import annotations
 
+import re
+
 from .claims import split_sentences
 from .query import CITATION_MARK, Query
+
+PHRASE_WORDS = 4  # words before a [CIT] that name what it cites ("the Qulac dataset [CIT]", "LambdaMART [CIT]")
+_MARK_RE = re.compile(re.escape(CITATION_MARK), re.IGNORECASE)
+_WORD_RE = re.compile(r"[\w'-]+")
 
 
 def citing_sentences(query: Query) -> list[str]:
@@ -20,6 +26,15 @@ def focus_sentences(query: Query) -> list[str]:
         return []
     sentences = _sentences(query)
     return [text for text, cites in sentences if cites] if len(sentences) >= 2 else []
+
+
+def cited_phrases(query: Query) -> list[str]:
+    """The last few words before each [CIT] of the passage (after the previous [CIT]): what the writer names as
+    cited, often a method, dataset or task named in the cited paper's title; a placeholder with no word before it
+    gives none."""
+    parts = _MARK_RE.split(query.context)
+    phrases = (" ".join(_WORD_RE.findall(before)[-PHRASE_WORDS:]) for before in parts[:-1])
+    return [phrase for phrase in phrases if phrase]
 
 
 def _sentences(query: Query) -> list[tuple[str, bool]]:

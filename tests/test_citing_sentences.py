@@ -2,7 +2,7 @@
 that a paper matching a short citing sentence inside a long paragraph about something else is found."""
 from recommender import Query
 from recommender.config import DEFAULT, METHODS
-from recommender.passage import focus_sentences
+from recommender.passage import cited_phrases, focus_sentences
 
 # wrapped as copied from a PDF; the one citation is about sequence alignment, the rest of the paragraph about images
 PARAGRAPH = ("Deep networks classify images, detect objects and label every pixel of a photograph. Image\n"
@@ -58,3 +58,12 @@ def test_placeholders_without_words_are_no_citing_sentences():
     assert focus_sentences(Query(context="[CIT]. [CIT].")) == []
     assert focus_sentences(Query(context="Graph methods [CIT]. [CIT].")) == []
     assert focus_sentences(Query(context="BM25 [CIT]! Dense retrieval [CIT]?")) == ["BM25 !", "Dense retrieval ?"]
+
+
+
+def test_cited_phrases_are_the_words_just_before_each_placeholder():
+    wrapped = Query(context="We evaluate on the Qulac\ndataset [CIT], re-rank with LambdaMART [cit] and follow the "
+                            "protocol of [CIT] [CIT].")
+    assert cited_phrases(wrapped) == ["on the Qulac dataset", "re-rank with LambdaMART", "follow the protocol of"]
+    assert cited_phrases(Query(context="[CIT] proposed BM25.")) == []
+    assert cited_phrases(Query(context="BM25 weights terms.")) == []

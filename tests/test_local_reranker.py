@@ -201,6 +201,12 @@ def test_local_features_need_no_graph_and_split_passage_from_draft(small_recomme
     assert matrix[ir0, col["passage_bm25"]] > 0 and matrix[ir0, col["citing_sentence_bm25"]] == 1.0
     assert matrix[ir0, col["citing_sentence_bm25"]] >= matrix[ir0, col["passage_bm25"]]
     assert matrix[:, col["markers"]].tolist() == [2.0] * len(pool.candidates)
+    named = matrix[:, col["phrase_title_overlap"]]  # "Term weighting with BM25 [CIT]": its title's words
+    assert named[ir0] == named.max() > 0 and (named < named[ir0]).sum() >= len(named) - 2
+    assert (matrix[:, col["phrase_text_overlap"]] >= named - 1e-6).all()  # the indexed text holds the title
+    opening = rec.local_features.compute(rec.candidate_pool(Query(context="[CIT] weight terms with BM25."),
+                                                            local.pool_config()))
+    assert np.isnan(opening[:, [col["phrase_title_overlap"], col["phrase_text_overlap"]]]).all()
     alone = Query(context=query.context)
     bare = rec.local_features.compute(rec.candidate_pool(alone, local.pool_config()))
     drafts = [col[n] for n in LOCAL_FEATURES if n.startswith("draft_")]
@@ -290,6 +296,26 @@ def test_an_index_without_the_passage_reranker_ranks_as_before(small_index):
         expected = [rec.index.ids[int(fused.candidates[j])] for j in np.argsort(-fused.scores, kind="stable")][:10]
         results = rec.recommend(query)
         assert [r.paper_id for r in results] == expected and all("learned" not in r.components for r in results)
+
+
+def test_a_passage_model_stored_before_the_phrase_columns_keeps_working(local_trained, tmp_path):
+    root = tmp_path / "older"
+    shutil.copytree(local_trained, root)
+    rec = Recommender.load(root)
+    older = tuple(n for n in LOCAL_FEATURES if not n.startswith("phrase_"))
+    contexts = local.read_contexts(write_jsonl(tmp_path / "contexts.jsonl", context_rows()), rec.index)
+    pools = local.collect_pools(rec, contexts.queries, progress=False)
+    X = np.concatenate([p.features for p in pools])
+    y = np.concatenate([p.cited for p in pools]).astype(np.int8)
+    g = np.concatenate([np.full(len(p.cited), i) for i, p in enumerate(pools)])
+    save_reranker(root, rr.fit(X, y, "lambdarank", 0, g, features=older, layout=LOCAL_FEATURES, few_queries=True),
+                  local=True)
+    model = load_reranker(root, local=True)
+    assert model.features == older and model.layout == LOCAL_FEATURES
+    query = Query(title=DRAFTS["draft-ir"][0], abstract=DRAFTS["draft-ir"][1],
+                  context="Term weighting with BM25 [CIT] is standard.", diversity=0.0)
+    ranking = Recommender.load(root).rank(query, DEFAULT.with_(rerank=True))
+    assert "learned" in ranking.components and len(ranking.positions) > 0
 
 
 def test_a_damaged_passage_model_names_the_remedy(local_trained, tmp_path):
