@@ -60,7 +60,6 @@ def test_placeholders_without_words_are_no_citing_sentences():
     assert focus_sentences(Query(context="BM25 [CIT]! Dense retrieval [CIT]?")) == ["BM25 !", "Dense retrieval ?"]
 
 
-
 def test_cited_phrases_are_the_words_just_before_each_placeholder():
     wrapped = Query(context="We evaluate on the Qulac\ndataset [CIT], re-rank with LambdaMART [cit] and follow the "
                             "protocol of [CIT] [CIT].")
