@@ -10,6 +10,7 @@ Spread: distinct first authors among the 10, and the most results sharing one au
     python -m bench.diversity --index /work/idx/acm-pool --data ../shared/data/acm-cr
     python -m bench.diversity --index /work/idx/citeseer --split ../shared/data/citeseer-tag/splits.json:dev
     python -m bench.diversity --index .index/demo --all-papers
+    python -m bench.diversity --index /work/idx/hepth --split ../shared/data/hepth-kddcup2003/splits.json:dev --learned
 
 `--data DIR` reads DIR's queries.jsonl.gz (paragraphs), queries_sentences.jsonl.gz (sentences) and
 queries_paper_level.jsonl.gz (drafts), whichever exist; `--split FILE:NAME` adds the split's papers as
@@ -43,8 +44,10 @@ FILES = {"paragraphs (local)": "queries.jsonl.gz", "sentences (local)": "queries
 FLIPS = 10_000
 
 
-def settings() -> dict[str, PipelineConfig]:
-    full = METHODS["full"]
+def settings(learned: bool = False) -> dict[str, PipelineConfig]:
+    """`hybrid` and the default pipeline at each diversity setting (`learned`: reordered by the index's reranker
+    before the diverse selection, as `recommend` does on a trained index)."""
+    full = METHODS["full"].with_(rerank=learned)
     out = {"hybrid": METHODS["hybrid"]}
     out.update({f"full, diversity {w:g}": full.with_(diversity=w, diverse_keep=0) for w in WEIGHTS})
     out.update({f"full, diversity {w:g} below top {n}": full.with_(diversity=w, diverse_keep=n)
@@ -118,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-papers", action="store_true", help="every paper that cites others in the index "
                         "as a global query")
     parser.add_argument("--limit", type=int, default=0, help="first N queries of each set (a quick look)")
+    parser.add_argument("--learned", action="store_true", help="the default pipeline with the index's learned "
+                        "reranker, as a trained index answers")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     if not (args.data or args.split or args.all_papers):
@@ -137,11 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no query files found in {args.data}", file=sys.stderr)
         return 1
     report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-              "index": str(args.index), "papers": len(recommender.index), "k": K, "sets": {}}
+              "index": str(args.index), "papers": len(recommender.index), "k": K, "learned": args.learned,
+              "sets": {}}
     for name, queries in sets.items():
         queries = queries[: args.limit] if args.limit else queries
         started = time.time()
-        rows = measure(recommender, queries, settings())
+        rows = measure(recommender, queries, settings(args.learned))
         report["sets"][name] = {"queries": len(queries), "rows": rows}
         print(f"\n### {name}: {len(queries)} queries ({time.time() - started:.0f} s)\n\n{table(rows)}", flush=True)
     if args.json:
