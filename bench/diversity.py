@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --data, --split or --all-papers")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     recommender = Recommender.load(args.index)
+    if args.learned and recommender.reranker is None:
+        parser.error(f"--learned: {args.index} has no learned reranker (python -m recommender train --index DIR)")
     ids = set(recommender.index.ids)
     sets: dict[str, list[EvalQuery]] = {}
     for name, file in FILES.items():
