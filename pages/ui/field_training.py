@@ -62,7 +62,8 @@ def outcome(info: dict) -> tuple[str, str]:
     if info["stored"]:
         return "success", trained + tested + ". Passages are now ranked with it."
     return "warning", (trained + tested + ", but it ranked those citations worse than the corpus does without it, "
-                       "so the corpus keeps its ranking.")
+                       "so the corpus keeps its ranking. More papers of your field give it more to learn from: "
+                       "add some and learn again.")
 
 
 def train(directory: str, found: list[DocumentContexts]) -> None:
