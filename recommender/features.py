@@ -116,20 +116,25 @@ class FeatureExtractor:
             out[i] = sum(weights[j] for j in found if others[j] != cand)
         return out
 
-    def term_overlap(self, text: str, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """IDF mass of the text's terms found in each candidate's title, and in its indexed text (title, abstract,
-        keywords), each / IDF mass of all its terms (zeros when no term of the text is indexed)."""
-        weights = self.index.lexical.term_weights(text)
+    def title_overlap(self, weights: dict[str, float], cands: np.ndarray) -> np.ndarray:
+        """IDF mass of the terms (`LexicalIndex.term_weights` of a text) found in each candidate's title / IDF mass
+        of them all (zeros when there are none)."""
         mass = sum(weights.values())
         if mass <= 0:
-            return np.zeros(len(cands), dtype=np.float32), np.zeros(len(cands), dtype=np.float32)
-        title = np.array([sum(weights.get(t, 0.0) for t in self.title_terms(int(c))) for c in cands])
+            return np.zeros(len(cands), dtype=np.float32)
+        return np.array([sum(weights.get(t, 0.0) for t in self.title_terms(int(c))) / mass for c in cands],
+                        dtype=np.float32)
+
+    def text_overlap(self, weights: dict[str, float], cands: np.ndarray) -> np.ndarray:
+        """The same in each candidate's indexed text (title, abstract, keywords: the BM25 field), from the postings."""
+        mass = sum(weights.values())
+        if mass <= 0:
+            return np.zeros(len(cands), dtype=np.float32)
         ids = [self._vocab[t] for t in weights]
         starts, ends = self._indptr[ids], self._indptr[np.asarray(ids) + 1]
         docs = np.concatenate([self._doc_ids[a:b] for a, b in zip(starts, ends)])
         w = np.repeat(np.fromiter(weights.values(), dtype=np.float64), ends - starts)
-        text_mass = np.bincount(docs, weights=w, minlength=len(self.index))[cands]
-        return (title / mass).astype(np.float32), (text_mass / mass).astype(np.float32)
+        return (np.bincount(docs, weights=w, minlength=len(self.index))[cands] / mass).astype(np.float32)
 
     def query_year(self, query) -> int:
         """The query's year: its date cut-off, else its year_max, else the newest year of the corpus."""
@@ -165,8 +170,9 @@ class FeatureExtractor:
         else:
             out[:, col["dense_base"]] = dense
 
-        out[:, col["title_overlap"]], out[:, col["abstract_overlap"]] = self.term_overlap(
-            self.reader.lexical_text(query.main_text, pool.route), cands)
+        weights = index.lexical.term_weights(self.reader.lexical_text(query.main_text, pool.route))
+        out[:, col["title_overlap"]] = self.title_overlap(weights, cands)
+        out[:, col["abstract_overlap"]] = self.text_overlap(weights, cands)
 
         graph = index.graph
         allowed_f = allowed.astype(np.float32)

@@ -116,13 +116,11 @@ class LocalFeatureExtractor:
         out[:, col["citing_sentence_bm25"]] = np.max([self.bm25(text, pool, cands) for text in citing_sentences(query)],
                                                      axis=0)
         if texts["draft"]:
-            out[:, col["draft_title_overlap"]] = self.base.term_overlap(
-                self.base.reader.lexical_text(texts["draft"], pool.route), cands)[0]
-        phrases = [self.base.term_overlap(self.base.reader.lexical_text(phrase, pool.route), cands)
-                   for phrase in cited_phrases(query)]
+            out[:, col["draft_title_overlap"]] = self.base.title_overlap(self.terms(texts["draft"], pool), cands)
+        phrases = [self.terms(phrase, pool) for phrase in cited_phrases(query)]
         if phrases:
-            out[:, col["phrase_title_overlap"]] = np.max([title for title, _ in phrases], axis=0)
-            out[:, col["phrase_text_overlap"]] = np.max([text for _, text in phrases], axis=0)
+            out[:, col["phrase_title_overlap"]] = np.max([self.base.title_overlap(w, cands) for w in phrases], axis=0)
+            out[:, col["phrase_text_overlap"]] = np.max([self.base.text_overlap(w, cands) for w in phrases], axis=0)
 
         venues = self.venues()
         top = [int(c) for c in cands[np.argsort(-pool.scores, kind="stable")[:VENUE_TOP]]]
@@ -135,6 +133,10 @@ class LocalFeatureExtractor:
         out[:, col["passage_terms"]] = np.log1p(len(analyze(query.main_text)))
         out[:, col["markers"]] = query.context.upper().count(CITATION_MARK)
         return out
+
+    def terms(self, text: str, pool: CandidatePool) -> dict[str, float]:
+        """The IDF of each indexed term of a query text, as BM25 reads it on the pool's route."""
+        return self.index.lexical.term_weights(self.base.reader.lexical_text(text, pool.route))
 
     def bm25(self, text: str, pool: CandidatePool, cands: np.ndarray) -> np.ndarray:
         """BM25 of one text with each candidate / its best score among the papers the query may return."""

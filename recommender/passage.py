@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 
 from .claims import split_sentences
-from .query import CITATION_MARK, Query
+from .query import CITATION_MARK, MARK_RE, Query
 
 PHRASE_WORDS = 4  # words before a [CIT] that name what it cites ("the Qulac dataset [CIT]", "LambdaMART [CIT]")
-_MARK_RE = re.compile(re.escape(CITATION_MARK), re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'-]+")
 
 
@@ -32,7 +31,7 @@ def cited_phrases(query: Query) -> list[str]:
     """The last few words before each [CIT] of the passage (after the previous [CIT]): what the writer names as
     cited, often a method, dataset or task named in the cited paper's title; a placeholder with no word before it
     gives none."""
-    parts = _MARK_RE.split(query.context)
+    parts = MARK_RE.split(query.context)
     phrases = (" ".join(_WORD_RE.findall(before)[-PHRASE_WORDS:]) for before in parts[:-1])
     return [phrase for phrase in phrases if phrase]
 

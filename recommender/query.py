@@ -11,7 +11,7 @@ from .language import LanguageInfo
 from .paper import Paper
 
 CITATION_MARK = "[CIT]"
-_MARK_RE = re.compile(r"\[CIT\]", re.IGNORECASE)
+MARK_RE = re.compile(r"\[CIT\]", re.IGNORECASE)  # a placeholder, in any case
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Query:
     @property
     def context_text(self) -> str:
         """The passage without its citation placeholders."""
-        return " ".join(_MARK_RE.sub(" ", self.context).split())
+        return " ".join(MARK_RE.sub(" ", self.context).split())
 
     @property
     def global_text(self) -> str:

@@ -90,10 +90,11 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True,
     files = document_files(paths)
     references = ReferenceIndex(index.all_papers())
     out, seen = [], {}
+    by_name = len(files) == len({f.name for f in files})  # file names alone tell the papers apart
     for done, path in enumerate(tqdm(files, desc="reading papers", unit="paper", disable=not progress)):
         if on_progress:
             on_progress(done, len(files))
-        name = path.name if len(files) == len({f.name for f in files}) else str(path)
+        name = path.name if by_name else str(path)
         try:
             document = read_document(path)
         except (DocumentError, OSError) as exc:
