@@ -21,10 +21,11 @@ from ..references import ReferenceItem, parse_reference_list
 from .assemble import assemble
 from .blocks import Block
 from .errors import DocumentError
+from .limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_TEXT_CHARS, check
 from .markers import PLACEHOLDER_KEYS
 from .model import Document
+from .project import OUTSIDE_NOTICE, LatexProject, Outside
 
-MAX_INPUT_DEPTH = 10
 CITE_MACROS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar", "citenum",
                "citeurl", "Cite", "Citep", "Citet", "parencite", "Parencite", "textcite", "Textcite", "autocite",
                "Autocite", "smartcite", "Smartcite", "footcite", "footcitetext", "supercite", "fullcite")
@@ -44,6 +45,7 @@ _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("bibliographystyle", "{"), MacroSpec("ccsdesc", "[{"), MacroSpec("Description", "{"),
     MacroSpec("orcid", "{"), MacroSpec("authornote", "{")]
 _INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
+_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
 _BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
@@ -55,13 +57,21 @@ _BEGIN_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\begin\s*\{document\})", re.MULTILI
 _END_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\end\s*\{document\})", re.MULTILINE)
 
 
-def read_latex(source: str, bibs: list[str] = (), files: dict[str, str] | None = None, main_path: str = "",
-               bbl: str = "") -> Document:
-    """A LaTeX draft. `bibs`: the texts of its .bib files; `files`: the project's .tex files by path (a zip),
-    for `\\input`; `main_path`: the main file's path among them; `bbl`: its compiled bibliography (.bbl), read
-    when there is neither a .bib nor a `thebibliography` list."""
+def read_latex(source: str, bibs: list[str] = (), project: LatexProject | None = None) -> Document:
+    """A LaTeX draft. `bibs`: the texts of .bib files given with it; `project`: the files it may include
+    (`\\input`, and the .bib files `\\bibliography` names, or its compiled .bbl when there is neither a .bib nor a
+    `thebibliography` list); without one, includes are not followed."""
     notices: list[str] = []
-    source = expand_inputs(source, files, main_path, notices)
+    source = expand_inputs(source, project, notices)
+    bbl = ""
+    if project is not None:
+        named = [name.strip() for match in _BIB_COMMAND_RE.finditer(source) for name in match.group(1).split(",")
+                 if name.strip()]
+        found, outside = project.bibs(named)
+        bibs = [*bibs, *found]
+        if outside:
+            _notice(notices, OUTSIDE_NOTICE)
+        bbl = project.bbl()
     preamble, body = split_preamble(parse_copy(source))
     walker = latexwalker.LatexWalker(body, latex_context=_walker_context(), tolerant_parsing=False)
     try:
@@ -108,38 +118,60 @@ def _blank(text: str | re.Match) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 
-def expand_inputs(source: str, files: dict[str, str] | None, main_path: str, notices: list[str],
-                  depth: int = 0) -> str:
-    """The source with each `\\input{name}` / `\\include{name}` (outside comments) replaced by that file."""
-    if depth > MAX_INPUT_DEPTH:
-        notices.append(f"\\input nested deeper than {MAX_INPUT_DEPTH} levels was not followed.")
-        return source
-    lines = source.split("\n")
-    for number, line in enumerate(lines):
-        code = _COMMENT_RE.sub("", line)
-        if "\\in" not in code and "\\subfile" not in code:
-            continue
-
-        def resolve(match: re.Match) -> str:
-            name = match.group(1).strip()
-            found = _find_file(files or {}, main_path, name)
-            if found is None:
-                notices.append(f"\\input{{{name}}} could not be followed"
-                               + (": upload the whole project as a .zip." if files is None else ": no such file."))
-                return match.group(0)
-            return expand_inputs(files[found], files, main_path, notices, depth + 1)
-
-        lines[number] = _INPUT_RE.sub(resolve, code) + line[len(code):]
-    return "\n".join(lines)
+def expand_inputs(source: str, project: LatexProject | None, notices: list[str]) -> str:
+    """The source with each `\\input{name}` / `\\include{name}` (outside comments) replaced by that file of the
+    project: a file at most once per chain of includes, at most MAX_INCLUDES in all, and the whole text at most
+    MAX_TEXT_CHARS, counted while expanding (DocumentError past it)."""
+    return _Expansion(project, notices).expand(source, (project.main,) if project else ())
 
 
-def _find_file(files: dict[str, str], main_path: str, name: str) -> str | None:
-    base = posixpath.dirname(main_path)
-    for candidate in (name, name + ".tex"):
-        for path in (posixpath.normpath(posixpath.join(base, candidate)), posixpath.normpath(candidate)):
-            if path in files:
-                return path
-    return None
+def _notice(notices: list[str], notice: str) -> None:
+    if notice not in notices:
+        notices.append(notice)
+
+
+@dataclass
+class _Expansion:
+    project: LatexProject | None
+    notices: list[str]
+    size: int = 0  # characters expanded so far
+    includes: int = 0  # files included so far
+
+    def expand(self, source: str, chain: tuple[str, ...]) -> str:
+        self.size += len(source)
+        check(self.size, MAX_TEXT_CHARS, "The LaTeX text with its \\input files included")
+        lines = source.split("\n")
+        for number, line in enumerate(lines):
+            code = _COMMENT_RE.sub("", line)
+            if "\\in" in code or "\\subfile" in code:
+                lines[number] = _INPUT_RE.sub(lambda match: self._include(match, chain), code) + line[len(code):]
+        return "\n".join(lines)
+
+    def _include(self, match: re.Match, chain: tuple[str, ...]) -> str:
+        name = match.group(1).strip()
+        if self.project is None:
+            _notice(self.notices, f"\\input{{{name}}} could not be followed: upload the whole project as a .zip.")
+            return match.group(0)
+        if len(chain) > MAX_INCLUDE_DEPTH:
+            _notice(self.notices, f"\\input nested deeper than {MAX_INCLUDE_DEPTH} levels was not followed.")
+            return match.group(0)
+        if self.includes >= MAX_INCLUDES:
+            _notice(self.notices, f"Only the first {MAX_INCLUDES} \\input and \\include commands were followed.")
+            return match.group(0)
+        try:
+            found = self.project.find(name)
+        except Outside:
+            _notice(self.notices, OUTSIDE_NOTICE)
+            return match.group(0)
+        if found is None:
+            _notice(self.notices, f"\\input{{{name}}} could not be followed: no such file.")
+            return match.group(0)
+        path, text = found
+        if path in chain:
+            _notice(self.notices, f"{path} includes itself (through \\input); it was read once.")
+            return match.group(0)
+        self.includes += 1
+        return self.expand(text, (*chain, path))
 
 
 def _walker_context():

@@ -13,26 +13,17 @@ import os
 import posixpath
 import re
 import tarfile
-import unicodedata
 import zipfile
 import zlib
 from io import BytesIO
 from pathlib import Path
 
-from ..reference_text import decode_text
+from .decoding import SUPPORTED, decode
 from .errors import DocumentError
+from .limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_TEXT_CHARS, check, megabytes)
 from .model import Document
+from .project import ArchiveProject, FolderProject, check_project_size
 
-MAX_BYTES = 50 * 1024 * 1024
-MAX_ZIP_TEXT_BYTES = 2 * MAX_BYTES  # the .tex, .bib and .bbl files of a zipped project, unpacked
-MAX_ZIP_MEMBERS = 20_000
-MAX_TAR_BYTES = 2 * 1024 ** 3  # what a tar archive may unpack to, figures included (read as a stream, not kept)
-_TOO_MUCH_TEXT = ("The {what}'s .tex and .bib files unpack to more than " + str(MAX_ZIP_TEXT_BYTES // 1024 // 1024)
-                  + " MB; that is no LaTeX project.")
-MAX_INPUT_FILES = 200  # files a .tex on disk may pull in with \input
-MAX_BINARY_SHARE = 0.01  # control characters a text may hold
-SUPPORTED = ("PDF, LaTeX (.tex, with its .bib, or the project as .zip or .tar.gz), Word (.docx), Markdown (.md) or "
-             "text (.txt)")
 LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
 BINARY_SUFFIXES = {".pdf": "PDF", ".docx": "Word document", ".zip": "zip archive", ".gz": "gzip file",
@@ -54,21 +45,22 @@ _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
 _LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\]]*\])*\{")
 _MARKDOWN_RE = re.compile(r"^(?:#{1,6}\s+\S|---\s*$|\s*[-*]\s+\S.*$)", re.MULTILINE)
 _BIB_ENTRY_RE = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
-_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
-_INPUT_RE = re.compile(r"^[^%\n]*?\\(?:input|include|subfile)\s*\{([^{}]+)\}", re.MULTILINE)
 _DOCUMENTCLASS_RE = re.compile(r"^[^%\n]*\\documentclass\b", re.MULTILINE)
 
 
-def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | bytes | None = None) -> Document:
+def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | bytes | None = None, *,
+                  includes_outside: bool = False) -> Document:
     """Read a draft or submission into a Document.
 
     `source`: a path, or the file's bytes (then `name`, the file name, gives its suffix). `bib`: a .bib file's
-    text for a LaTeX document. Raises DocumentError (a ValueError) with a message for the user.
+    text for a LaTeX document. A LaTeX file on disk includes files from its own folder only, unless
+    `includes_outside` (the command line's choice, never an upload's). Raises DocumentError (a ValueError) with a
+    message for the user.
     """
     data, name = _load(source, name)
     if not data.strip():
         raise DocumentError(f"The document{' ' + name if name else ''} is empty.")
-    bibs = [_decode(bib, "the .bib file")] if bib is not None else []
+    bibs = [decode(bib, "the .bib file")] if bib is not None else []
     suffix = Path(name).suffix.casefold()
     if data.lstrip().startswith(b"%PDF-") or (suffix == ".pdf" and b"%PDF-" in data[:1024]):
         from .pdf import read_pdf
@@ -90,7 +82,9 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
         raise DocumentError(f"This file is named {suffix} but is no {BINARY_SUFFIXES[suffix]} (it lacks the "
                             "signature every such file starts with): it is damaged, or another kind of file "
                             f"renamed. Upload {SUPPORTED}.")
-    text = _decode(data, "the document")
+    check(len(data) // 4, MAX_TEXT_CHARS, "The document's text", "characters")  # no character takes more bytes
+    text = decode(data, "the document")
+    check(len(text), MAX_TEXT_CHARS, "The document's text")
     if _BIB_ENTRY_RE.search(text[:5000]) and not _LATEX_RE.search(text) and suffix not in LATEX_SUFFIXES:
         raise DocumentError("This is a BibTeX file, not a document. Give it as the bibliography of the .tex "
                             "(or zip the LaTeX project), or give the document itself.")
@@ -98,8 +92,7 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
         from .latex import read_latex
         if isinstance(source, (bytes, bytearray, memoryview)):
             return read_latex(text, bibs)
-        files, project_bibs = _beside(Path(source), text)
-        return read_latex(text, bibs or project_bibs, files=files, main_path=Path(source).name)
+        return read_latex(text, bibs, FolderProject(Path(source), outside=includes_outside))
     if suffix in MARKDOWN_SUFFIXES or (suffix not in (".txt", ".text") and len(_MARKDOWN_RE.findall(text)) >= 2):
         from .markdown import read_markdown
         return _with_bib_notice(read_markdown(text), bibs)
@@ -126,18 +119,8 @@ def _load(source: str | os.PathLike | bytes, name: str) -> tuple[bytes, str]:
 def _check_size(size: int, name: str) -> None:
     if size > MAX_BYTES:
         raise DocumentError(f"The document{' ' + name if name else ''} is {size / 1024 / 1024:.0f} MB; documents "
-                            f"up to {MAX_BYTES // 1024 // 1024} MB are read. Leave out images (or compress the "
-                            "PDF) and try again.")
-
-
-def _decode(data: str | bytes, what: str) -> str:
-    """Text from bytes (UTF-8, UTF-16 with its mark, else Windows-1252); binary data is refused."""
-    text = data if isinstance(data, str) else decode_text(data)
-    controls = sum(1 for ch in text[:200_000] if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f\v")
-    if "\x00" in text[:200_000] or controls > MAX_BINARY_SHARE * min(len(text), 200_000):
-        raise DocumentError(f"{what[0].upper()}{what[1:]} holds binary data, not text, and is of no format that "
-                            f"can be read. Upload {SUPPORTED}.")
-    return text
+                            f"up to {megabytes(MAX_BYTES)} are read. Leave out images (or compress the PDF) and "
+                            "try again.")
 
 
 def _read_zip(data: bytes, bibs: list[str]) -> Document:
@@ -160,15 +143,17 @@ def _read_zip(data: bytes, bibs: list[str]) -> Document:
 def _read_latex_project(archive: zipfile.ZipFile, bibs: list[str]) -> Document:
     """A zipped LaTeX project: the main .tex with its \\input files and .bib (or .bbl) files."""
     members = [info for info in archive.infolist() if not info.is_dir()]
-    if len(members) > MAX_ZIP_MEMBERS:
-        raise DocumentError(f"The zip holds {len(members):,} files; a LaTeX project has far fewer.")
-    wanted = [info for info in members if _is_project_file(info.filename)]
-    if sum(info.file_size for info in wanted) > MAX_ZIP_TEXT_BYTES:
-        raise DocumentError(_TOO_MUCH_TEXT.format(what="zip"))
+    if len(members) > MAX_ARCHIVE_MEMBERS:
+        raise DocumentError(f"The zip holds {len(members):,} files; a LaTeX project has far fewer "
+                            f"(up to {MAX_ARCHIVE_MEMBERS:,} are read).")
+    wanted = [info for info in members if _project_kind(info.filename)]
+    for kind in (".tex", ".bib"):  # the sizes the zip declares, which reading it holds to
+        check_project_size(sum(info.file_size for info in wanted if _project_kind(info.filename) == kind), "zip",
+                           kind)
     files = {}
     for info in wanted:
         try:
-            files[posixpath.normpath(info.filename)] = _decode(archive.read(info), info.filename)
+            files[posixpath.normpath(info.filename)] = decode(archive.read(info), info.filename)
         except (zipfile.BadZipFile, OSError, RuntimeError) as exc:  # RuntimeError: an encrypted member
             raise DocumentError(f"{info.filename} in the zip cannot be unpacked ({exc}).") from exc
     return _latex_project(files, bibs, "zip")
@@ -178,23 +163,23 @@ def _read_tar(data: bytes, bibs: list[str]) -> Document:
     """A LaTeX project as a tar archive, gzipped or not (arXiv's source download), read as a stream: only its
     .tex, .bib and .bbl files are kept, and figures are skipped without being held."""
     stream = gzip.GzipFile(fileobj=BytesIO(data)) if data.startswith(b"\x1f\x8b") else BytesIO(data)
-    files, members, text_bytes = {}, 0, 0
+    files, members, sizes = {}, 0, {".tex": 0, ".bib": 0}
     try:
-        with tarfile.open(fileobj=_Capped(stream, MAX_TAR_BYTES), mode="r|") as archive:
+        with tarfile.open(fileobj=_Capped(stream, MAX_ARCHIVE_BYTES), mode="r|") as archive:
             for info in archive:
                 if not info.isfile():
                     continue
                 members += 1
-                if members > MAX_ZIP_MEMBERS:
-                    raise DocumentError(f"The archive holds more than {MAX_ZIP_MEMBERS:,} files; a LaTeX project "
-                                        "has far fewer.")
-                if not _is_project_file(info.name):
+                if members > MAX_ARCHIVE_MEMBERS:
+                    raise DocumentError(f"The archive holds more than {MAX_ARCHIVE_MEMBERS:,} files; a LaTeX "
+                                        "project has far fewer.")
+                kind = _project_kind(info.name)
+                if not kind:
                     continue
-                text_bytes += info.size
-                if text_bytes > MAX_ZIP_TEXT_BYTES:
-                    raise DocumentError(_TOO_MUCH_TEXT.format(what="archive"))
+                sizes[kind] += info.size  # the size in the member's header, which reading it holds to
+                check_project_size(sizes[kind], "archive", kind)
                 handle = archive.extractfile(info)
-                files[posixpath.normpath(info.name)] = _decode(handle.read() if handle else b"", info.name)
+                files[posixpath.normpath(info.name)] = decode(handle.read() if handle else b"", info.name)
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise DocumentError(f"This archive is damaged ({exc}).") from exc
     return _latex_project(files, bibs, "archive")
@@ -210,13 +195,17 @@ class _Capped:
         chunk = self.stream.read(size)
         self.given += len(chunk)
         if self.given > self.limit:
-            raise DocumentError(f"The archive unpacks to more than {self.limit // 1024 // 1024:,} MB; that is no "
-                                "LaTeX project.")
+            raise DocumentError(f"The archive unpacks to more than {megabytes(self.limit)}; that is no LaTeX "
+                                "project.")
         return chunk
 
 
-def _is_project_file(name: str) -> bool:
-    return posixpath.splitext(name)[1].casefold() in (".tex", ".bib", ".bbl") and "__MACOSX" not in name
+def _project_kind(name: str) -> str:
+    """".tex" for a LaTeX file of a project, ".bib" for its .bib and .bbl files, "" for the rest."""
+    suffix = posixpath.splitext(name)[1].casefold()
+    if "__MACOSX" in name or suffix not in (".tex", ".bib", ".bbl"):
+        return ""
+    return ".tex" if suffix == ".tex" else ".bib"
 
 
 def _latex_project(files: dict[str, str], bibs: list[str], what: str) -> Document:
@@ -226,10 +215,8 @@ def _latex_project(files: dict[str, str], bibs: list[str], what: str) -> Documen
         raise DocumentError(f"This {what} holds no .tex file{' and no Word document' if what == 'zip' else ''}. "
                             f"Upload {SUPPORTED}.")
     main = _main_file(tex)
-    project_bibs = _project_bibs(tex, files, main)
-    bbl = files.get(posixpath.splitext(main)[0] + ".bbl", "")
     from .latex import read_latex
-    return read_latex(tex[main], project_bibs + bibs, files=tex, main_path=main, bbl=bbl)
+    return read_latex(tex[main], bibs, ArchiveProject(files, main))
 
 
 def _gunzip(data: bytes, name: str, limit: int | None = None) -> bytes:
@@ -264,49 +251,6 @@ def _main_file(tex: dict[str, str]) -> str:
         return ("\\begin{document}" not in tex[path], stem not in MAIN_NAMES, path.count("/"), -len(tex[path]))
 
     return min(candidates, key=preference)
-
-
-def _project_bibs(tex: dict[str, str], files: dict[str, str], main: str) -> list[str]:
-    """The .bib files the project names (relative to the main file, else by file name), else all of them."""
-    bib_files = {path: text for path, text in files.items() if path.casefold().endswith(".bib")}
-    named = [name.strip() for text in tex.values() for match in _BIB_COMMAND_RE.finditer(text)
-             for name in match.group(1).split(",") if name.strip()]
-    base = posixpath.dirname(main)
-    chosen = []
-    for name in named:
-        name = name if name.casefold().endswith(".bib") else name + ".bib"
-        for path in (posixpath.normpath(posixpath.join(base, name)), posixpath.normpath(name)):
-            if path in bib_files and path not in chosen:
-                chosen.append(path)
-                break
-        else:
-            by_name = [p for p in bib_files if posixpath.basename(p) == posixpath.basename(name)]
-            chosen.extend(p for p in by_name[:1] if p not in chosen)
-    return [bib_files[path] for path in (chosen or sorted(bib_files))]
-
-
-def _beside(path: Path, text: str) -> tuple[dict[str, str], list[str]]:
-    """For a .tex on disk: the files its \\input commands name and the .bib files it names, from its folder."""
-    folder = path.parent
-    files = {path.name: text}
-    pending = [text]
-    while pending and len(files) <= MAX_INPUT_FILES:
-        for match in _INPUT_RE.finditer(pending.pop()):
-            name = posixpath.normpath(match.group(1).strip())
-            for candidate in (name, name + ".tex"):
-                target = folder / candidate
-                if candidate not in files and target.is_file() and target.stat().st_size <= MAX_BYTES:
-                    files[candidate] = _decode(target.read_bytes(), candidate)
-                    pending.append(files[candidate])
-                    break
-    bibs = []
-    for match in _BIB_COMMAND_RE.finditer("\n".join(files.values())):
-        for name in match.group(1).split(","):
-            name = name.strip() if name.strip().casefold().endswith(".bib") else name.strip() + ".bib"
-            target = folder / name
-            if target.is_file() and target.stat().st_size <= MAX_BYTES:
-                bibs.append(_decode(target.read_bytes(), name))
-    return files, bibs
 
 
 def _with_bib_notice(document: Document, bibs: list[str]) -> Document:
