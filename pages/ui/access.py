@@ -3,7 +3,8 @@
 - An `[auth]` table (Streamlit's OpenID Connect settings): people log in with their identity provider
   (`st.login`; needs the Authlib package). `[citrec] auth_provider = "name"` picks a provider table
   `[auth.name]` when there are several.
-- Else `[citrec] password = "..."`: people enter the lab's password once per browser session.
+- Else `[citrec] password = "..."`: people enter the lab's password once per browser session; wrong ones
+  slow the next try down and then lock the client out for a while (`login_throttle.py`).
 - Else the app is open to everyone who reaches the server (the default, fine on one's own machine).
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import hmac
 
 import streamlit as st
 
+from pages.ui import login_throttle
 from pages.ui.shelves import settings
 
 GRANTED = "access_granted"
@@ -56,11 +58,20 @@ def login_page() -> None:
         password = st.text_input("Password", type="password", key="login_password")
         entered = st.form_submit_button("Enter", type="primary", icon=":material/login:")
     if entered:
+        client, where = login_throttle.client()
+        wait = login_throttle.THROTTLE.admit(client)  # counts this try; None: it may be checked
+        if wait is not None:  # too soon after a wrong password, or locked out: the password is not even looked at
+            st.error(login_throttle.message(wait, where))
+            st.stop()
         expected = str(settings()["password"]).encode()
         if hmac.compare_digest(password.encode(), expected):
+            login_throttle.THROTTLE.succeeded(client)
             st.session_state[GRANTED] = True
             st.rerun()
         st.error("Wrong password.")
+        wait = login_throttle.THROTTLE.waiting(client)
+        if wait is not None and wait.lockout:
+            st.warning(login_throttle.message(wait, where))
     st.stop()
 
 
