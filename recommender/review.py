@@ -6,12 +6,14 @@ found, and the corpus papers it misses, each tied to the passage where it belong
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 from .config import DEFAULT
+from .documents.limits import MAX_PLACES
 from .documents.model import Document, Marker, Passage
 from .query import CITATION_MARK, Query
 from .recommender import Recommender
@@ -21,6 +23,9 @@ PLACE_K = 5  # suggestions per citation place
 # sentences read on each side of a place's own; None: its whole paragraph, the place's sentence weighed apart
 # (`passage.focus_sentences`; bench.review_places on ACM-CR: beats 0, 1 and 2)
 CONTEXT_WINDOW: int | None = None
+# a place in a longer paragraph is asked with the sentences nearest its own, up to this length (so that a review
+# costs time in proportion to the document, however long its paragraphs)
+CONTEXT_CHARS = 1_500
 MISSING_K = 10  # papers in the "missing" list
 MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
 RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
@@ -88,6 +93,7 @@ class DocumentReview:
     places: list[Place] = field(default_factory=list)
     uncited: list[UncitedClaim] = field(default_factory=list)
     missing: list[MissingPaper] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # what the review left out, for the user
 
     def to_dict(self) -> dict:
         doc = self.document
@@ -98,7 +104,7 @@ class DocumentReview:
             "places": [p.to_dict() for p in self.places],
             "uncited": [u.to_dict() for u in self.uncited],
             "missing": [m.to_dict() for m in self.missing],
-            "notices": doc.notices,
+            "notices": doc.notices + self.notices,
         }
 
 
@@ -119,20 +125,28 @@ class DocumentReviewer:
         matches = [min(ids) if ids else None for ids in found]
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited)
-        report.places = self.places(document, matches, cited, place_k)
+        report.places = self.places(document, matches, cited, place_k, report.notices)
         report.uncited = self._uncited(document)
         report.missing = self._missing(document, report, cited, missing_k)
         return report
 
-    def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K) -> list[Place]:
-        """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested)."""
-        spots = [(passage, marker, marker_context(passage, marker, 0))
-                 for passage in document.passages for marker in passage.markers]
-        asked = [marker_context(passage, marker, self.window) for passage, marker, _ in spots]
+    def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K,
+               notices: list[str] | None = None) -> list[Place]:
+        """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested).
+        Past MAX_PLACES places, placeholders first and then the first in the document are answered (said in
+        `notices`)."""
+        spots = [(passage, marker, sentences) for passage in document.passages if passage.markers
+                 for sentences in [split_sentences(passage.text)] for marker in passage.markers]
+        answered = set(sorted(range(len(spots)), key=lambda i: (not spots[i][1].placeholder, i))[:MAX_PLACES])
+        if len(spots) > MAX_PLACES and notices is not None:
+            notices.append(f"The document has {len(spots):,} citation places; the first {MAX_PLACES:,} (its "
+                           "placeholders first) were answered.")
+        asked = [marker_context(passage, marker, self.window, sentences) if i in answered else ""
+                 for i, (passage, marker, sentences) in enumerate(spots)]
         answers = self._suggest(document, asked, cited, k)
-        return [Place(passage, marker, context,
+        return [Place(passage, marker, marker_context(passage, marker, 0, sentences),
                       [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid], answer)
-                for (passage, marker, context), answer in zip(spots, answers)]
+                for (passage, marker, sentences), answer in zip(spots, answers)]
 
     def _suggest(self, document: Document, contexts: list[str], exclude: set[str], k: int) -> list[list[Suggestion]]:
         """Local-mode suggestions for each context, the document's title and abstract as its draft (their texts
@@ -217,20 +231,33 @@ class DocumentReviewer:
         return {pid: spots[j][0] for pid, j in zip(paper_ids, best)}
 
 
-def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW) -> str:
-    """The sentence holding `marker` and `window` sentences on each side (None: the whole passage), the marker
-    written [CIT] and the passage's other markers removed."""
+def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW,
+                   sentences: list[tuple[int, int, str]] | None = None) -> str:
+    """The sentence holding `marker` and `window` sentences on each side (None: the whole passage, or past
+    CONTEXT_CHARS the sentences nearest the marker's up to that length), the marker written [CIT] and the
+    passage's other markers removed. `sentences`: the passage's, when already split."""
     def kept(other: Marker) -> bool:
         return other is marker
 
-    if window is None:
+    if window is None and len(passage.text) <= CONTEXT_CHARS:
         return passage.render(marked=kept)
-    sentences = split_sentences(passage.text)
-    for i, (start, end, _) in enumerate(sentences):
-        if start <= marker.start < end or i == len(sentences) - 1:
-            first, last = sentences[max(0, i - window)], sentences[min(len(sentences) - 1, i + window)]
-            return passage.render(first[0], last[1], kept)
-    return passage.render(marked=kept)
+    sentences = split_sentences(passage.text) if sentences is None else sentences
+    if not sentences:
+        return passage.render(marked=kept)
+    here = max(0, bisect_right([start for start, _, _ in sentences], marker.start) - 1)
+    if window is not None:
+        first, last = max(0, here - window), min(len(sentences) - 1, here + window)
+    else:
+        first = last = here
+        while True:  # one sentence more on each side while the whole stays within CONTEXT_CHARS
+            grown = False
+            for wider in ((first, last + 1), (first - 1, last)):
+                if 0 <= wider[0] and wider[1] < len(sentences) and \
+                        sentences[wider[1]][1] - sentences[wider[0]][0] <= CONTEXT_CHARS:
+                    (first, last), grown = wider, True
+            if not grown:
+                break
+    return passage.render(sentences[first][0], max(sentences[last][1], marker.end), kept)
 
 
 def uncited_sentences(passage: Passage) -> list[str]:

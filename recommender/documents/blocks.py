@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..reference_text import clean_line, join_lines, words_seen
+from .limits import MAX_PARAGRAPHS, check
 
-__all__ = ["Block", "paragraph", "words_seen"]
+__all__ = ["Block", "add", "paragraph", "words_seen"]
 
 
 @dataclass
@@ -24,3 +25,9 @@ def paragraph(lines: list[str], vocabulary: frozenset[str] = frozenset()) -> str
     """Lines of one paragraph as one line: PDF artefacts cleaned, end-of-line hyphenation undone."""
     cleaned = [clean_line(line) for line in lines]
     return join_lines([line for line in cleaned if line], vocabulary)
+
+
+def add(blocks: list, block) -> None:
+    """Append `block` (a Block, or a reader's own paragraph) to `blocks`; DocumentError past MAX_PARAGRAPHS."""
+    check(len(blocks) + 1, MAX_PARAGRAPHS, "The document", "paragraphs")
+    blocks.append(block)

@@ -9,20 +9,25 @@ References section every paragraph is one entry, also when Word numbers the list
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 
 from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
-from .blocks import Block, paragraph
+from .blocks import Block, add, paragraph
 from .errors import DocumentError
+from .limits import MAX_DOCX_BYTES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check, megabytes
 from .model import Document
 
 MAX_BOLD_HEADING_WORDS = 10
 MAX_TITLE_WORDS = 30
+_PARAGRAPH_TAG_RE = re.compile(rb"<w:p[\s>/]")
 
 
 def read_docx(data: bytes) -> Document:
     """A Word draft: title, abstract, passages with their paragraph numbers, markers, the References section."""
     import docx
 
+    _check_sizes(data)
     try:
         word = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx and lxml raise many kinds of error on a damaged package
@@ -40,9 +45,9 @@ def read_docx(data: bytes) -> Document:
             title = text
             continue
         if style.casefold() == "abstract":
-            blocks.append(Block(text="Abstract", line=number, heading=True))
+            add(blocks, Block(text="Abstract", line=number, heading=True))
         heading = style.startswith("Heading") or style == "Subtitle" or _bold_heading(para, text)
-        blocks.append(Block(text=text, line=number, heading=heading, lines=tuple(lines), one_entry=True))
+        add(blocks, Block(text=text, line=number, heading=heading, lines=tuple(lines), one_entry=True))
     if not title and blocks and _could_be_title(blocks[0]):
         title, blocks = blocks[0].text, blocks[1:]
     return assemble(blocks, "docx", title)
@@ -58,3 +63,26 @@ def _bold_heading(para, text: str) -> bool:
 def _could_be_title(block: Block) -> bool:
     return (heading_name(block.text) not in ABSTRACT_HEADINGS and len(block.text.split()) <= MAX_TITLE_WORDS
             and not block.text.endswith("."))
+
+
+def _check_sizes(data: bytes) -> None:
+    """DocumentError unless the Word file's parts unpack within their limits and its text part holds at most
+    MAX_PARAGRAPHS paragraphs: checked on the zip's own records (which reading holds to) before it is parsed."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        infos = package.infolist()
+        total = sum(info.file_size for info in infos)
+        if total > MAX_DOCX_BYTES:
+            raise DocumentError(f"This Word file unpacks to {megabytes(total)}; up to {megabytes(MAX_DOCX_BYTES)} "
+                                "are read. Leave out large pictures, or export it as PDF.")
+        body = next((info for info in infos if info.filename == "word/document.xml"), None)
+        if body is None:
+            return
+        if body.file_size > MAX_DOCX_XML_BYTES:
+            raise DocumentError(f"The text of this Word file unpacks to {megabytes(body.file_size)}; up to "
+                                f"{megabytes(MAX_DOCX_XML_BYTES)} are read. Split the document.")
+        try:
+            xml = package.read(body)
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError) as exc:
+            raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as .docx, or "
+                                "export it as PDF.") from exc
+        check(len(_PARAGRAPH_TAG_RE.findall(xml)), MAX_PARAGRAPHS, "The document", "paragraphs")

@@ -19,7 +19,7 @@ from pylatexenc.macrospec import MacroSpec
 
 from ..references import ReferenceItem, parse_reference_list
 from .assemble import assemble
-from .blocks import Block
+from .blocks import Block, add
 from .errors import DocumentError
 from .limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_TEXT_CHARS, check
 from .markers import PLACEHOLDER_KEYS
@@ -310,7 +310,7 @@ class _BodyReader:
             argument = node.nodeargd.argnlist[-1] if node.nodeargd and node.nodeargd.argnlist else None
             heading = self.to_text([argument]) if argument is not None else ""
             if heading:
-                self.blocks.append(Block(text=heading, line=self._line(node), heading=True))
+                add(self.blocks, Block(text=heading, line=self._line(node), heading=True))
             return
         if name in ("par", "item"):
             self._flush()
@@ -341,7 +341,7 @@ class _BodyReader:
         if text:
             first = next((n for n in nodes if not (isinstance(n, latexwalker.LatexCharsNode) and not n.chars.strip())),
                          nodes[0])
-            self.blocks.append(Block(text=text, line=self._line(first)))
+            add(self.blocks, Block(text=text, line=self._line(first)))
 
     def _line(self, node) -> int:
         position = node.pos

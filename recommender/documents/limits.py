@@ -14,13 +14,14 @@ MAX_ARCHIVE_BYTES = 2 * 1024 * MB  # what a tar archive may unpack to, figures i
 MAX_ARCHIVE_MEMBERS = 20_000  # files in a zip or tar archive
 MAX_PROJECT_TEX_BYTES = 4 * MB  # the .tex files of a LaTeX project, together
 MAX_PROJECT_BIB_BYTES = 16 * MB  # its .bib and .bbl files, together
-MAX_DOCX_XML_BYTES = 64 * MB  # what a Word file's parts unpack to, together
+MAX_DOCX_BYTES = 100 * MB  # what a Word file's parts unpack to, together (its pictures included)
+MAX_DOCX_XML_BYTES = 24 * MB  # its text part (word/document.xml), unpacked
 MAX_TEXT_CHARS = 2_000_000  # the text of a document once read (a LaTeX project with its includes expanded)
 MAX_PARAGRAPHS = 20_000  # paragraphs (and lines of a text file) of a document
 MAX_INCLUDES = 200  # \input / \include commands a LaTeX project may follow, in all
 MAX_INCLUDE_DEPTH = 10  # \input inside \input ...
 MAX_PDF_PAGES = 300  # pages of a PDF read (the rest left out, with a notice)
-MAX_PLACES = 1_000  # citation places answered in one review (the rest listed unanswered, with a notice)
+MAX_PLACES = 300  # citation places answered in one review (placeholders first; the rest unanswered, said so)
 
 
 def megabytes(size: int) -> str:

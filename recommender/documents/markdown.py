@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
-from .blocks import Block, paragraph, words_seen
+from .blocks import Block, add, paragraph, words_seen
 from .model import Document
 from .text import take_title
 
@@ -79,7 +79,7 @@ def _blocks(lines: list[str], start: int, vocabulary: frozenset[str]) -> list[Bl
 
     def flush() -> None:
         if current:
-            blocks.append(Block(text=inline_text(paragraph(current, vocabulary)), line=first, lines=tuple(current)))
+            add(blocks, Block(text=inline_text(paragraph(current, vocabulary)), line=first, lines=tuple(current)))
             current.clear()
 
     for index in range(start, len(lines)):
@@ -94,12 +94,12 @@ def _blocks(lines: list[str], start: int, vocabulary: frozenset[str]) -> list[Bl
         atx = _ATX_RE.match(line)
         if atx:
             flush()
-            blocks.append(Block(text=inline_text(atx.group(2)), line=number, heading=True, lines=(atx.group(2),)))
+            add(blocks, Block(text=inline_text(atx.group(2)), line=number, heading=True, lines=(atx.group(2),)))
             continue
         if current and len(current) == 1 and _SETEXT_RE.match(line) and not _ITEM_RE.match(current[0]):
             heading, heading_line = current[0], first
             current.clear()
-            blocks.append(Block(text=inline_text(heading), line=heading_line, heading=True, lines=(heading,)))
+            add(blocks, Block(text=inline_text(heading), line=heading_line, heading=True, lines=(heading,)))
             continue
         if not line.strip() or _SETEXT_RE.match(line):
             flush()

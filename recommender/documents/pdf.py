@@ -23,9 +23,9 @@ from ..reference_text import looks_like_entry_start
 from .assemble import APPENDIX_RE, REFERENCE_HEADINGS, assemble, heading_name
 from .blocks import Block, paragraph, words_seen
 from .errors import DocumentError
+from .limits import MAX_PDF_PAGES, MAX_TEXT_CHARS
 from .model import Document
 
-MAX_PAGES = 300
 EDGE_SHARE = 0.1  # lines within this share of the page height from its top or bottom may be headers/footers
 MIN_TEXT_CHARS_PER_PAGE = 5  # fewer characters on a page (on average, for the whole PDF): no text layer
 MAX_UNMAPPED_SHARE = 0.3  # glyphs without a Unicode mapping ("(cid:12)") beyond this share: unreadable fonts
@@ -87,33 +87,37 @@ def read_pdf(data: bytes) -> Document:
 
 
 def extract_lines(data: bytes) -> tuple[list[list[Line]], list[str]]:
-    """The text lines of each page (up to MAX_PAGES), and notices; clear errors for encrypted or damaged files."""
-    from pdfminer.high_level import extract_pages
-    from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
+    """The text lines of each page (up to MAX_PDF_PAGES, and no further once MAX_TEXT_CHARS of text are read),
+    and notices; clear errors for encrypted or damaged files."""
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfexceptions import PDFException, PSException
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
 
     pages: list[list[Line]] = []
     notices: list[str] = []
     unmapped = total = 0
     try:
-        for number, page in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams(),
-                                                    maxpages=MAX_PAGES + 1), start=1):
-            if number > MAX_PAGES:
-                notices.append(f"Only the first {MAX_PAGES} pages were read.")
+        manager = PDFResourceManager(caching=True)
+        device = _page_lines(manager)
+        interpreter = PDFPageInterpreter(manager, device)
+        for number, page in enumerate(PDFPage.get_pages(io.BytesIO(data), caching=True), start=1):
+            if number > MAX_PDF_PAGES:
+                notices.append(f"Only the first {MAX_PDF_PAGES} pages were read.")
                 break
+            if total >= MAX_TEXT_CHARS:
+                notices.append(f"Only the first {number - 1} pages were read: their text reached the limit of "
+                               f"{MAX_TEXT_CHARS:,} characters.")
+                break
+            interpreter.process_page(page)
             found: list[Line] = []
-            stack = list(page)
-            while stack:
-                item = stack.pop(0)
-                if isinstance(item, LTTextLine):
-                    line = _line(item, number)
-                    if line is not None:
-                        unmapped += len(_CID_RE.findall(item.get_text()))
-                        total += len(line.text)
-                        found.append(line)
-                elif isinstance(item, LTTextContainer):
-                    stack[:0] = list(item)
+            for chars in device.lines:
+                line, cids = _line(chars, number)
+                if line is not None:
+                    unmapped += cids
+                    total += len(line.text)
+                    found.append(line)
+            found.sort(key=lambda l: (-l.y1, l.x0))  # top to bottom; a row left to right
             pages.append(found)
     except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
         raise DocumentError("This PDF is encrypted (password-protected), so its text cannot be read. Remove "
@@ -128,18 +132,206 @@ def extract_lines(data: bytes) -> tuple[list[list[Line]], list[str]]:
     return pages, notices
 
 
-def _line(item, page: int) -> Line | None:
-    from pdfminer.layout import LTChar
+# One character as _PageLines keeps it: x0, y0, x1, y1, text, size, font name.
+_Char = tuple[float, float, float, float, str, float, str]
+LINE_OVERLAP, CHAR_MARGIN, WORD_MARGIN = 0.5, 2.0, 0.1  # pdfminer's LAParams defaults, which the reader was tuned on
 
-    text = " ".join(_CID_RE.sub(" ", item.get_text()).split())
-    if not text:
-        return None
-    chars = [ch for ch in item if isinstance(ch, LTChar) and ch.get_text().strip()]
-    if not chars:
-        return None
-    size = round(statistics.median(ch.size for ch in chars) * 2) / 2
-    bold = sum(1 for ch in chars if _BOLD_RE.search(ch.fontname or "")) > len(chars) / 2
-    return Line(text=text, x0=item.x0, x1=item.x1, y0=item.y0, y1=item.y1, size=size, bold=bold, page=page)
+
+def _page_lines_device():
+    """The pdfminer device class (pdfminer is imported only when a PDF is read)."""
+    from pdfminer.layout import LTChar
+    from pdfminer.pdfdevice import PDFTextDevice
+    from pdfminer.pdffont import PDFUnicodeNotDefined
+
+    class _PageLines(PDFTextDevice):
+        """A pdfminer device that groups each page's characters into text lines as they are drawn.
+
+        The lines are the ones pdfminer's layout analysis makes with its default LAParams: characters in the
+        order drawn, one going on the line while it overlaps the one before vertically by more than half the
+        smaller height and lies within twice the wider width of it; a space where the gap is wider than a tenth
+        of the character; text inside Form XObjects left out. But no layout objects are built: pdfminer's LTChar
+        per character, its boxes of lines and its reading order of the boxes took about two thirds of the
+        time, and the reader orders the lines itself. `lines` holds the last page's lines, as character lists.
+        """
+
+        def __init__(self, manager) -> None:
+            super().__init__(manager)
+            self.lines: list[list[_Char]] = []
+            self._glyphs: dict[object, dict[int, tuple[str, float]]] = {}
+            self._figures = 0
+            self._previous: _Char | None = None
+            self._current: list[_Char] | None = None
+
+        def begin_page(self, page, ctm) -> None:
+            self.lines, self._figures, self._previous, self._current = [], 0, None, None
+
+        def end_page(self, page) -> None:
+            if self._previous is not None:
+                self.lines.append(self._current if self._current is not None else [self._previous])
+            self._previous = self._current = None
+
+        def begin_figure(self, name, bbox, matrix) -> None:
+            self._figures += 1
+
+        def end_figure(self, name) -> None:
+            self._figures -= 1
+
+        def _add(self, char: _Char) -> None:
+            """One step of pdfminer's `group_objects` (horizontal lines only: detect_vertical is off)."""
+            previous, self._previous = self._previous, char
+            if previous is None:
+                return
+            x0, y0, x1, y1 = char[:4]
+            px0, py0, px1, py1 = previous[:4]
+            aligned = (y0 <= py1 and py0 <= y1
+                       and min(py1 - py0, y1 - y0) * LINE_OVERLAP < min(abs(py0 - y1), abs(py1 - y0))
+                       and (0 if x0 <= px1 and px0 <= x1 else min(abs(px0 - x1), abs(px1 - x0)))
+                       < max(px1 - px0, x1 - x0) * CHAR_MARGIN)
+            if aligned and self._current is not None:
+                self._current.append(char)
+            elif self._current is not None:
+                self.lines.append(self._current)
+                self._current = None
+            elif aligned:
+                self._current = [previous, char]
+            else:
+                self.lines.append([previous])
+
+        def _font_glyphs(self, font) -> dict[int, tuple[str, float]]:
+            glyphs = self._glyphs.get(font)
+            if glyphs is None:
+                glyphs = self._glyphs[font] = {}
+            return glyphs
+
+        def _glyph(self, font, glyphs: dict, cid: int) -> tuple[str, float]:
+            """(text, width) of a glyph, looked up once per font."""
+            try:
+                text = font.to_unichr(cid)
+            except PDFUnicodeNotDefined:
+                text = f"(cid:{cid})"
+            glyph = glyphs[cid] = (text, font.char_width(cid))
+            return glyph
+
+        def render_char(self, matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate) -> float:
+            """Vertical fonts (the one path that draws a character at a time here): as pdfminer does."""
+            glyphs = self._font_glyphs(font)
+            text, width = glyphs.get(cid) or self._glyph(font, glyphs, cid)
+            item = LTChar(matrix, font, fontsize, scaling, rise, text, width, font.char_disp(cid), ncs,
+                          graphicstate)
+            if not self._figures:
+                self._add((item.x0, item.y0, item.x1, item.y1, text, item.size, item.fontname))
+            return item.adv
+
+        def render_string_horizontal(self, seq, matrix, pos, font, fontsize, scaling, charspace, wordspace, rise,
+                                     dxscale, ncs, graphicstate):
+            """pdfminer's loop, with each character's box computed here with LTChar's arithmetic (so to the
+            same numbers) and `_add` written out: this loop is where a long PDF spends its time."""
+            (x, y) = pos
+            a, b, c, d, e, f = matrix
+            descent = font.get_descent() * fontsize
+            bottom, top = descent + rise, descent + rise + fontsize
+            fontname = font.fontname
+            glyphs = self._font_glyphs(font)
+            keep = not self._figures
+            axis_aligned = b == 0 and c == 0
+            lines, previous, current = self.lines, self._previous, self._current
+            needcharspace = False
+            for obj in seq:
+                if isinstance(obj, (int, float)):
+                    x -= obj * dxscale
+                    needcharspace = True
+                    continue
+                if not isinstance(obj, bytes):
+                    continue
+                for cid in font.decode(obj):
+                    if needcharspace:
+                        x += charspace
+                    needcharspace = True
+                    text, width = glyphs.get(cid) or self._glyph(font, glyphs, cid)
+                    adv = width * fontsize * scaling
+                    if keep:
+                        te, tf = x * a + y * c + e, x * b + y * d + f  # utils.translate_matrix
+                        if axis_aligned:  # apply_matrix_rect's corners, the zero terms left out (same floats)
+                            x0, x1 = te, a * adv + te
+                            y0, y1 = d * bottom + tf, d * top + tf
+                            if x1 < x0:
+                                x0, x1 = x1, x0
+                            if y1 < y0:
+                                y0, y1 = y1, y0
+                        else:
+                            xs = (a * 0 + c * bottom + te, a * adv + c * bottom + te,
+                                  a * adv + c * top + te, a * 0 + c * top + te)
+                            ys = (b * 0 + d * bottom + tf, b * adv + d * bottom + tf,
+                                  b * adv + d * top + tf, b * 0 + d * top + tf)
+                            x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+                        char = (x0, y0, x1, y1, text, y1 - y0, fontname)
+                        if previous is not None:  # _add
+                            px0, py0, px1, py1 = previous[0], previous[1], previous[2], previous[3]
+                            if (y0 <= py1 and py0 <= y1
+                                    and min(py1 - py0, y1 - y0) * LINE_OVERLAP < min(abs(py0 - y1), abs(py1 - y0))
+                                    and (0 if x0 <= px1 and px0 <= x1 else min(abs(px0 - x1), abs(px1 - x0)))
+                                    < max(px1 - px0, x1 - x0) * CHAR_MARGIN):
+                                if current is not None:
+                                    current.append(char)
+                                else:
+                                    current = [previous, char]
+                            elif current is not None:
+                                lines.append(current)
+                                current = None
+                            else:
+                                lines.append([previous])
+                        previous = char
+                    x += adv
+                    if cid == 32 and wordspace:
+                        x += wordspace
+            self._previous, self._current = previous, current
+            return (x, y)
+
+    return _PageLines
+
+
+_PAGE_LINES = None
+
+
+def _page_lines(manager):
+    """A new _PageLines device (the class made on first use)."""
+    global _PAGE_LINES
+    if _PAGE_LINES is None:
+        _PAGE_LINES = _page_lines_device()
+    return _PAGE_LINES(manager)
+
+
+_bold_fonts: dict[str, bool] = {}
+
+
+def _is_bold(fontname: str) -> bool:
+    bold = _bold_fonts.get(fontname)
+    if bold is None:
+        bold = _bold_fonts[fontname] = bool(_BOLD_RE.search(fontname or ""))
+    return bold
+
+
+def _line(chars: list[_Char], page: int) -> tuple[Line | None, int]:
+    """A Line from its characters (None when it holds no text), and how many of them had no Unicode mapping.
+    Words are separated where pdfminer puts a space: a gap wider than a tenth of the character's size."""
+    pieces: list[str] = []
+    right = float("inf")
+    for x0, y0, x1, y1, text, _, _ in chars:
+        if right < x0 - WORD_MARGIN * max(x1 - x0, y1 - y0):
+            pieces.append(" ")
+        right = x1
+        pieces.append(text)
+    raw = "".join(pieces)
+    unmapped = len(_CID_RE.findall(raw)) if "(cid:" in raw else 0
+    text = " ".join((_CID_RE.sub(" ", raw) if unmapped else raw).split())
+    inked = [char for char in chars if char[4].strip()]
+    if not text or not inked:
+        return None, 0
+    size = round(statistics.median(char[5] for char in inked) * 2) / 2
+    bold = sum(1 for char in inked if _is_bold(char[6])) > len(inked) / 2
+    line = Line(text=text, x0=min(c[0] for c in chars), x1=max(c[2] for c in chars),
+                y0=min(c[1] for c in chars), y1=max(c[3] for c in chars), size=size, bold=bold, page=page)
+    return line, unmapped
 
 
 def drop_running_lines(pages: list[list[Line]], body_size: float) -> list[Line]:

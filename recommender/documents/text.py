@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .assemble import ABSTRACT_HEADINGS, REFERENCE_HEADINGS, assemble, heading_name
-from .blocks import Block, paragraph, words_seen
+from .blocks import Block, add, paragraph, words_seen
 from .model import Document
 
 MAX_HEADING_WORDS = 10
@@ -35,7 +35,7 @@ def read_text(text: str) -> Document:
     for first, lines in chunks:
         for start, piece in _split_at_headings(first, lines):
             heading = len(piece) == 1 and is_heading_line(piece[0], alone=True)
-            blocks.append(Block(text=paragraph(piece, vocabulary), line=start, heading=heading, lines=tuple(piece)))
+            add(blocks, Block(text=paragraph(piece, vocabulary), line=start, heading=heading, lines=tuple(piece)))
     return assemble(blocks, "text", title)
 
 
@@ -62,7 +62,7 @@ def split_paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
             current = []
             continue
         if not current:
-            chunks.append((number, current))
+            add(chunks, (number, current))
         current.append(line.strip().replace("\f", ""))
     return chunks
 
