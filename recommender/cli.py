@@ -180,7 +180,8 @@ def cmd_contexts(args) -> int:
     out = Path(args.out)
     if not out.parent.is_dir():  # before reading the papers, which may take minutes
         raise ValueError(f"cannot write {out}: the folder {out.parent} does not exist")
-    found = contexts_from_files([Path(p) for p in args.papers], Index.load(args.index))
+    found = contexts_from_files([Path(p) for p in args.papers], Index.load(args.index),
+                                includes_outside=args.includes_outside)
     for document in found:
         print(document.describe(), file=sys.stderr)
     rows = [row for document in found for row in document.rows]
@@ -200,7 +201,8 @@ def cmd_review(args) -> int:
     from .review import DocumentReviewer
 
     references = Path(args.references).read_text(encoding="utf-8", errors="replace") if args.references else None
-    document = read_document(Path(args.document), Path(args.document).name, bib=references)
+    document = read_document(Path(args.document), Path(args.document).name, bib=references,
+                             includes_outside=args.includes_outside)
     report = DocumentReviewer(Recommender.load(args.index, args.backend)).review(document, place_k=args.k)
     text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
     if args.json == "-":
@@ -257,6 +259,12 @@ def _where(passage) -> str:
     return ", ".join(f"{key} {value}" for key, value in passage.where.items())
 
 
+def add_includes_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--includes-outside", action="store_true",
+                   help="let a LaTeX file's \\input and \\bibliography name files outside its own folder (never "
+                        "for files from others)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m recommender", description="Citation recommender.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -298,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--references", help="a .bib or reference list to use instead of the document's own")
     p.add_argument("-k", type=int, default=5, help="suggestions per citation place")
     p.add_argument("--json", metavar="OUT", help="write the review as JSON to OUT ('-': standard output)")
+    add_includes_option(p)
     add_backend_option(p)
     p.set_defaults(run=cmd_review)
 
@@ -334,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", required=True)
     p.add_argument("papers", nargs="+", help="paper files, or folders searched for them")
     p.add_argument("-o", "--out", default="contexts.jsonl", help="the context file to write (.jsonl or .jsonl.gz)")
+    add_includes_option(p)
     p.set_defaults(run=cmd_contexts)
 
     p = sub.add_parser("milvus-load", help="push an index into Milvus (for --backend milvus:...)")

@@ -22,7 +22,7 @@ def read_papers(directory: str, uploads) -> list[DocumentContexts]:
     kept for this session while the same files are uploaded to the same corpus version."""
     files: list[tuple[str, bytes]] = []
     for upload in uploads:  # two files of one name (from two folders) are both kept
-        name, copy = Path(upload.name).name, 1
+        name, copy = Path(upload.name).name.strip(". ") or "paper", 1  # never ".." or the folder itself
         while any(name == taken for taken, _ in files):
             copy += 1
             name = f"{Path(upload.name).stem} ({copy}){Path(upload.name).suffix}"

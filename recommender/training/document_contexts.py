@@ -83,10 +83,12 @@ def document_contexts(document: Document, name: str, references: ReferenceIndex,
 
 
 def contexts_from_files(paths: list[Path], index, progress: bool = True,
-                        on_progress: Callable[[int, int], None] | None = None) -> list[DocumentContexts]:
+                        on_progress: Callable[[int, int], None] | None = None,
+                        includes_outside: bool = False) -> list[DocumentContexts]:
     """The contexts of every document among `paths` (files, or folders searched for documents), in path order; a
     file that cannot be read is reported in its entry, not raised. ValueError when there is no document at all.
-    `on_progress(done, total)` before each file."""
+    `on_progress(done, total)` before each file; `includes_outside`: a LaTeX file may include files outside its
+    folder (the command line's choice)."""
     files = document_files(paths)
     references = ReferenceIndex(index.all_papers())
     out, seen = [], {}
@@ -96,7 +98,7 @@ def contexts_from_files(paths: list[Path], index, progress: bool = True,
             on_progress(done, len(files))
         name = path.name if by_name else str(path)
         try:
-            document = read_document(path)
+            document = read_document(path, includes_outside=includes_outside)
         except (DocumentError, OSError) as exc:
             out.append(DocumentContexts(name, problem=str(exc)))
             continue
