@@ -5,12 +5,17 @@ file outside the upload whose unique token must never appear in any output.
 """
 from __future__ import annotations
 
-import gzip
 import io
+import os
 import random
+import subprocess
+import sys
 import tarfile
+import tempfile
+import time
 import uuid
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 SENTENCE = "Citation recommendation ranks the papers a draft should cite by their text and their graph."
@@ -20,7 +25,8 @@ def canary(folder: Path) -> tuple[Path, str]:
     """A secret file (a .tex and a .bib holding one token) outside any upload: (the .tex path, the token)."""
     token = f"CANARY{uuid.uuid4().hex}"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "secret.tex").write_text(f"{token} is the server's secret.\n", encoding="utf-8")
+    (folder / "secret.tex").write_text(f"The server's secret {token} shows what graphs do \\cite{{?}}.\n",
+                                       encoding="utf-8")  # a placeholder: its context is in every review
     (folder / "secret.bib").write_text(f"@article{{{token}, title={{{token}}}, author={{Secret, A.}}, year={{2020}}}}\n",
                                        encoding="utf-8")
     return folder / "secret.tex", token
@@ -62,7 +68,7 @@ def outside_includes(folder: Path, secret: Path) -> Path:
     up = "../" * len(folder.resolve().parts) + str(secret.resolve()).lstrip("/")
     (folder / "link.tex").symlink_to(secret.resolve())
     (folder / "linked.bib").symlink_to(secret.with_suffix(".bib").resolve())
-    body = (f"{SENTENCE} \\cite{{x}}\n\n\\input{{{secret.resolve()}}}\n\\input{{{up}}}\n\\include{{{up[:-4]}}}\n"
+    body = (f"{SENTENCE} \\cite{{x}}\\nocite{{*}}\n\n\\input{{{secret.resolve()}}}\n\\input{{{up}}}\n\\include{{{up[:-4]}}}\n"
             "\\input{link}\n\\input{/etc/hostname}\n")
     bibs = (f"\\bibliography{{{secret.with_suffix('').resolve()},{up[:-4]},linked}}\n"
             f"\\addbibresource{{{secret.with_suffix('.bib').resolve()}}}\n")
@@ -163,8 +169,57 @@ def docx_many_paragraphs(folder: Path, count: int = 3_000_000) -> Path:
     return _docx(folder / "paragraphs.docx", xml)
 
 
-def gzip_of(path: Path) -> Path:
-    """`path` gzipped beside it (name.gz)."""
-    target = path.with_name(path.name + ".gz")
-    target.write_bytes(gzip.compress(path.read_bytes(), compresslevel=6))
-    return target
+@dataclass
+class Outcome:
+    """How a command ended: exit code, output, wall time and its own peak memory."""
+
+    code: int
+    out: str
+    err: str
+    seconds: float
+    peak_mb: float
+
+    def shows(self, text: str) -> bool:
+        return text in self.out or text in self.err
+
+
+# Runs a module as `python -m` would, then writes the process's own peak memory (VmHWM: the new program's alone;
+# getrusage would count the parent's pages copied at fork) to the file named in CITREC_PEAK_FILE.
+_WRAPPER = """
+import atexit, os, resource, runpy, sys
+def peak():
+    try:
+        with open("/proc/self/status") as status:
+            kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open(os.environ["CITREC_PEAK_FILE"], "w") as out:
+        out.write(str(kb))
+atexit.register(peak)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def measured(module: str, *args: str, timeout: float = 300) -> Outcome:
+    """Run `python -m MODULE ARGS` (HF_HUB_OFFLINE set) and measure it: wall time and its own peak memory."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
+        start = time.monotonic()
+        try:
+            done = subprocess.run([sys.executable, "-c", _WRAPPER, module, *args], capture_output=True,
+                                  timeout=timeout, env={**os.environ, "HF_HUB_OFFLINE": "1",
+                                                        "CITREC_PEAK_FILE": str(peak)})
+        except subprocess.TimeoutExpired as exc:
+            return Outcome(-9, (exc.stdout or b"").decode("utf-8", "replace"),
+                           (exc.stderr or b"").decode("utf-8", "replace"), time.monotonic() - start, float("nan"))
+        seconds = time.monotonic() - start
+        peak_mb = int(peak.read_text()) / 1024 if peak.exists() else float("nan")
+    return Outcome(done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"),
+                   seconds, peak_mb)
+
+
+def review(document: Path, index: Path, *extra: str, timeout: float = 300) -> Outcome:
+    """`python -m recommender review DOCUMENT --index INDEX --json -` as a separate, measured process."""
+    return measured("recommender", "review", str(document), "--index", str(index), "--json", "-", *extra,
+                    timeout=timeout)
