@@ -74,7 +74,8 @@ def _decoder():
         context = get_default_latex_context_db()
         context.add_context_category("bibliography", prepend=True, macros=[
             MacroTextSpec("mbox", "%s"), MacroTextSpec("url", "%s"), MacroTextSpec("LaTeX", "LaTeX"),
-            MacroTextSpec("TeX", "TeX"), MacroTextSpec("BibTeX", "BibTeX")])
+            MacroTextSpec("TeX", "TeX"), MacroTextSpec("BibTeX", "BibTeX"),
+            MacroTextSpec("textbraceleft", "{"), MacroTextSpec("textbraceright", "}")])  # export.py writes them
         _latex_decoder = LatexNodes2Text(math_mode="verbatim", latex_context=context)
     return _latex_decoder
 

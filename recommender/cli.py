@@ -15,6 +15,7 @@ from .loaders import CorpusError, load_corpus
 from .paper import Paper
 from .query import Query
 from .sources.command import add_parser as add_corpus_parser
+from .terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
 from .user_input import split_authors
 
 
@@ -78,11 +79,12 @@ def cmd_recommend(args) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1))
         return 0
-    for r in results:
+    for r in results:  # corpus text: no escape sequences or bidi controls reach the terminal, nor 1 MB titles
         authors = ", ".join(r.authors[:3]) + (" et al." if len(r.authors) > 3 else "")
-        print(f"{r.rank:2d}. [{r.score:.3f}] {r.title} — {authors} ({r.year or 'n.d.'}) {r.venue}")
-        print(f"    id: {r.paper_id}{'  doi: ' + r.doi if r.doi else ''}")
-        print(f"    why: {r.explanation}")
+        print(f"{r.rank:2d}. [{r.score:.3f}] {safe(r.title)} — {safe(authors, NAME_CHARS)} "
+              f"({r.year or 'n.d.'}) {safe(r.venue, NAME_CHARS)}")
+        print(f"    id: {safe(r.paper_id, NAME_CHARS)}{'  doi: ' + safe(r.doi, NAME_CHARS) if r.doi else ''}")
+        print(f"    why: {safe(r.explanation, TEXT_CHARS)}")
     return 0
 
 
@@ -234,29 +236,30 @@ def format_review(report) -> str:
     """The review as plain text for the terminal."""
     doc, lines = report.document, []
     found = sum(1 for pid in report.matches if pid)
-    lines.append(f"{doc.title or '(untitled)'}: {len(doc.passages)} passages, {len(report.places)} citation places, "
-                 f"{found} of {len(doc.references)} references found in the corpus")
-    lines += [f"note: {notice}" for notice in doc.notices]
+    lines.append(f"{safe(doc.title) or '(untitled)'}: {len(doc.passages)} passages, {len(report.places)} citation "
+                 f"places, {found} of {len(doc.references)} references found in the corpus")
+    lines += [f"note: {safe(notice, TEXT_CHARS)}" for notice in doc.notices]
     for place in report.places:
         if not place.suggestions:
             continue
         label = "fill" if place.marker.placeholder else "also consider"
-        lines.append(f"\n[{_where(place.passage)}] {place.marker.text} ({label}): {place.context}")
-        lines += [f"   {s.score:6.3f}  {s.title}  ({s.paper_id})" for s in place.suggestions]
+        lines.append(f"\n[{_where(place.passage)}] {safe(place.marker.text, NAME_CHARS)} ({label}): "
+                     f"{safe(place.context, TEXT_CHARS)}")
+        lines += [f"   {s.score:6.3f}  {safe(s.title)}  ({safe(s.paper_id, NAME_CHARS)})" for s in place.suggestions]
     if report.uncited:
         lines.append("\nUncited claims:")
         for claim in report.uncited:
-            lines.append(f"   [{_where(claim.passage)}] {claim.score:.2f}  {claim.sentence}")
+            lines.append(f"   [{_where(claim.passage)}] {claim.score:.2f}  {safe(claim.sentence, TEXT_CHARS)}")
     lines.append("\nLikely missing:" if report.missing else "\nNothing missing was found.")
     for paper in report.missing:
         where = f"  [{_where(paper.passage)}]" if paper.passage else ""
-        lines.append(f"   {paper.score:5.2f}  {paper.title}  ({paper.paper_id}){where}")
-        lines.append(f"          {paper.why}")
+        lines.append(f"   {paper.score:5.2f}  {safe(paper.title)}  ({safe(paper.paper_id, NAME_CHARS)}){where}")
+        lines.append(f"          {safe(paper.why, TEXT_CHARS)}")
     return "\n".join(lines)
 
 
 def _where(passage) -> str:
-    return ", ".join(f"{key} {value}" for key, value in passage.where.items())
+    return safe(", ".join(f"{key} {value}" for key, value in passage.where.items()), NAME_CHARS)
 
 
 def add_includes_option(p: argparse.ArgumentParser) -> None:

@@ -26,6 +26,7 @@ _BIBTEX_SPECIALS_RE = re.compile("|".join(re.escape(ch) for ch in _BIBTEX_SPECIA
 _VERBATIM_UNSAFE_RE = re.compile(r"[{}\\\s]")
 _URL_RE = re.compile(r"https?://\S+")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_SIGNS = ("=", "+", "-", "@")  # also their fullwidth and small forms (the same under NFKC)
 # kind (publication_kind.KINDS) -> (BibTeX entry type, field of the venue)
 _BIBTEX_TYPES = {
     "conference": ("inproceedings", "booktitle"), "journal": ("article", "journal"),
@@ -156,7 +157,43 @@ def _shows_venue(paper: Paper, kind: str) -> bool:
 
 
 def _bibtex_escape(text: str) -> str:
-    return _BIBTEX_SPECIALS_RE.sub(lambda m: _BIBTEX_SPECIALS[m.group(0)], " ".join(str(text).split()))
+    r"""A field value in LaTeX: whitespace joined, LaTeX specials escaped, braces balanced.
+
+    BibTeX finds where a field ends by counting { and }, backslash or not, so `\{` and `\}` are safe only
+    in pairs: a lone "}" written `\}` would end the field early. A brace of the text that pairs with a later
+    one (as brackets nest) is written `\{` ... `\}`; one without a partner as `	extbraceleft{}` or
+    `	extbraceright{}`, which LaTeX prints as the same brace and whose own braces balance. So every value
+    counts out even, and the text still reads the same in LaTeX (and back through `bibtex.latex_text`).
+    """
+    text = " ".join(str(text).split())
+    pieces, start = [], 0
+    for position in _unpaired_braces(text):
+        pieces.append(_BIBTEX_SPECIALS_RE.sub(_bibtex_special, text[start:position]))
+        pieces.append(r"\textbraceleft{}" if text[position] == "{" else r"\textbraceright{}")
+        start = position + 1
+    pieces.append(_BIBTEX_SPECIALS_RE.sub(_bibtex_special, text[start:]))
+    return "".join(pieces)
+
+
+def _bibtex_special(match: re.Match) -> str:
+    return _BIBTEX_SPECIALS[match.group(0)]
+
+
+def _unpaired_braces(text: str) -> list[int]:
+    """Positions of the braces in `text` that have no partner when they are matched as nested brackets."""
+    if "{" not in text and "}" not in text:
+        return []
+    opened: list[int] = []
+    lone: list[int] = []
+    for position, char in enumerate(text):
+        if char == "{":
+            opened.append(position)
+        elif char == "}":
+            if opened:
+                opened.pop()
+            else:
+                lone.append(position)
+    return sorted(lone + opened)
 
 
 def _bibtex_verbatim(text: str) -> str:
@@ -166,7 +203,8 @@ def _bibtex_verbatim(text: str) -> str:
 
 
 def _bibtex_name(name: str) -> str:
-    given, family = split_name(name)
+    """"Family, Given" escaped; a family name of several words without a given name in braces (one name)."""
+    given, family = (_bibtex_escape(part) for part in split_name(name))
     return f"{family}, {given}" if given else f"{{{family}}}" if " " in family else family
 
 
@@ -180,12 +218,12 @@ def to_bibtex(papers: Sequence[Paper]) -> str:
         entry_type = entry_type if re.fullmatch(r"[a-z]+", entry_type) else _BIBTEX_TYPES[kind][0]
         arxiv = arxiv_id(paper)
         fields = [
-            ("title", paper.title),
-            ("author", " and ".join(_bibtex_name(a) for a in paper.authors)),
-            (_BIBTEX_TYPES[kind][1], paper.venue if _shows_venue(paper, kind) else ""),
+            ("title", _bibtex_escape(paper.title)),
+            ("author", " and ".join(_bibtex_name(a) for a in paper.authors)),  # each name escaped on its own
+            (_BIBTEX_TYPES[kind][1], _bibtex_escape(paper.venue) if _shows_venue(paper, kind) else ""),
             ("year", "" if paper.year is None else str(paper.year)),
         ]
-        text = [(name, _bibtex_escape(value)) for name, value in fields if value]
+        text = [(name, value) for name, value in fields if value]
         text += [(name, _bibtex_verbatim(value)) for name, value in
                  (("doi", paper.doi), ("eprint", arxiv), ("archivePrefix", "arXiv" if arxiv else ""),
                   ("url", _url(paper))) if value]
@@ -264,16 +302,25 @@ def to_csl_json(papers: Sequence[Paper]) -> str:
 
 
 def spreadsheet_safe(cell: Any) -> str:
-    """A CSV cell a spreadsheet shows as text: one starting with =, +, -, @, tab or carriage return (which
-    Excel, LibreOffice and Google Sheets would run as a formula) gets a leading apostrophe."""
+    """A CSV cell a spreadsheet shows as text: one that Excel, LibreOffice or Google Sheets could run as a
+    formula gets a leading apostrophe. That is a cell starting with a tab or carriage return, or whose first
+    character after any leading whitespace and invisible format characters (zero-width space, byte-order mark,
+    word joiner, bidi marks) is =, +, - or @, in ASCII or in a fullwidth or small form (＝ ＋ － ＠, ﹦ ﹢ ﹣ ﹫:
+    the same signs under NFKC, as some spreadsheets read them); spreadsheets may trim such a start before
+    they look for a formula."""
     text = "" if cell is None else str(cell)
-    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+    if text.startswith(_FORMULA_STARTS):
+        return "'" + text
+    start = next((ch for ch in text if not (ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc"))), "")
+    return "'" + text if unicodedata.normalize("NFKC", start) in _FORMULA_SIGNS else text
 
 
 def to_csv(papers: Sequence[Paper]) -> str:
-    """A CSV table with a header row; authors and keywords joined with "; "; formula-like cells neutralised."""
+    """A CSV table with a header row; authors and keywords joined with "; "; formula-like cells neutralised. Rows
+    end in CRLF (RFC 4180), so that the writer quotes a cell holding a carriage return as well as one holding a
+    newline: an unquoted "\r" would end the row there for a spreadsheet."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for key, paper in zip(citation_keys(papers), papers):
         row = [key, paper.id, publication_kind(paper), paper.title, "; ".join(paper.authors), paper.year,

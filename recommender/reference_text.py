@@ -81,13 +81,53 @@ _COMPOUND_PREFIXES = {"self", "non", "cross", "semi", "state", "co", "well", "tw
 
 
 def decode_text(data: bytes) -> str:
-    """Text from bytes: UTF-16 with its byte-order mark, else UTF-8, else Windows-1252 (older Windows editors)."""
+    """Text from bytes: UTF-16 with its byte-order mark, or without one where its zero bytes show it (see
+    `_utf16_without_mark`), else UTF-8, else Windows-1252 (older Windows editors)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
+    text = _utf16_without_mark(data)
+    if text is not None:
+        return text
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return data.decode("cp1252", errors="replace")
+
+
+UTF16_SAMPLE_BYTES = 4096
+UTF16_MIN_ZERO_SHARE = 0.1  # of the bytes at one parity: the high bytes of ASCII letters, digits and spaces
+UTF16_MAX_OTHER_ZERO_SHARE = 0.02  # ... and hardly any at the other parity
+
+
+def _utf16_without_mark(data: bytes) -> str | None:
+    """UTF-16 text written without a byte-order mark (some Windows tools do), else None.
+
+    In UTF-16LE the high byte of every ASCII character is a zero at an odd position (big-endian: at an even
+    one), so the first few KB of such a file have zeros at one parity and next to none at the other; UTF-8
+    text has no zero bytes at all. The whole file must then decode strictly, without a NUL, and the sample
+    must be clean text (control, unassigned and private-use characters under 1%): binary data with a similar
+    pattern of zeros (arrays of small numbers) decodes to control characters and stays binary.
+    """
+    sample = data[:UTF16_SAMPLE_BYTES]
+    if len(data) % 2 or len(sample) < 4 or 0 not in sample:
+        return None
+    pairs = len(sample) // 2
+    even, odd = sample[0::2].count(0) / pairs, sample[1::2].count(0) / pairs
+    if odd >= UTF16_MIN_ZERO_SHARE and even <= UTF16_MAX_OTHER_ZERO_SHARE:
+        codec = "utf-16-le"
+    elif even >= UTF16_MIN_ZERO_SHARE and odd <= UTF16_MAX_OTHER_ZERO_SHARE:
+        codec = "utf-16-be"
+    else:
+        return None
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:  # a lone surrogate: not UTF-16
+        return None
+    head = text[:UTF16_SAMPLE_BYTES // 2]
+    odd_chars = sum(1 for ch in head if unicodedata.category(ch) in ("Cc", "Cn", "Co", "Cs") and ch not in "\t\n\r\f\v")
+    if "\x00" in text or odd_chars > MAX_CONTROL_SHARE * len(head):
+        return None
+    return text
 
 
 def decode_reference_bytes(data: bytes) -> str:

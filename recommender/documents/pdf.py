@@ -77,7 +77,12 @@ def read_pdf(data: bytes) -> Document:
                        f"page{'s' if len(empty) > 1 else ''} {', '.join(map(str, empty[:10]))}"
                        f"{' ...' if len(empty) > 10 else ''}.")
     body_size = _body_size(lines)
-    lines = drop_running_lines(pages, body_size)
+    kept = drop_running_lines(pages, body_size)
+    if not kept:  # every line looked like a running header, footer or page number: keep the lines with words
+        kept = [line for line in lines if not _PAGE_NUMBER_RE.match(line.text)] or lines
+        notices.append("Every line of this PDF sits at a page edge and repeats from page to page, as running "
+                       "headers and footers do; they were read as its text instead of being left out.")
+    lines = kept
     ordered = [line for page in _by_page(lines) for line in reading_order(page)]
     measure_columns(ordered)
     title, ordered = take_title(ordered, body_size)
@@ -324,13 +329,13 @@ def _line(chars: list[_Char], page: int) -> tuple[Line | None, int]:
     raw = "".join(pieces)
     unmapped = len(_CID_RE.findall(raw)) if "(cid:" in raw else 0
     text = " ".join((_CID_RE.sub(" ", raw) if unmapped else raw).split())
-    inked = [char for char in chars if char[4].strip()]
+    x0s, y0s, x1s, y1s, texts, sizes, fonts = zip(*chars)
+    inked = [i for i, piece in enumerate(texts) if piece.strip()]
     if not text or not inked:
         return None, 0
-    size = round(statistics.median(char[5] for char in inked) * 2) / 2
-    bold = sum(1 for char in inked if _is_bold(char[6])) > len(inked) / 2
-    line = Line(text=text, x0=min(c[0] for c in chars), x1=max(c[2] for c in chars),
-                y0=min(c[1] for c in chars), y1=max(c[3] for c in chars), size=size, bold=bold, page=page)
+    size = round(statistics.median(sizes[i] for i in inked) * 2) / 2
+    bold = sum(count for font, count in Counter(fonts[i] for i in inked).items() if _is_bold(font)) > len(inked) / 2
+    line = Line(text=text, x0=min(x0s), x1=max(x1s), y0=min(y0s), y1=max(y1s), size=size, bold=bold, page=page)
     return line, unmapped
 
 
