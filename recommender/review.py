@@ -216,10 +216,13 @@ class DocumentReviewer:
         return missing
 
     def _homes(self, report: DocumentReview, paper_ids: list[str]) -> dict[str, Passage]:
-        """For each paper, the passage of the citation place or uncited claim closest to it in meaning (their
-        texts were encoded for their own queries); without either, the closest of the first body passages."""
-        spots = [(place.passage, Query(context=place.context).context_text) for place in report.places]
-        spots += [(claim.passage, claim.sentence) for claim in report.uncited]
+        """For each paper, the passage of the answered citation place or best uncited claim closest to it in
+        meaning (their texts were encoded for their own queries); without either, the closest of the first body
+        passages."""
+        spots = [(place.passage, Query(context=place.context).context_text) for place in report.places
+                 if place.suggestions]
+        spots += [(claim.passage, claim.sentence)
+                  for claim in sorted(report.uncited, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]]
         if not spots:
             spots = [(p, strip_markers(p)) for p in report.document.passages if _has_words(p.text)][:MAX_HOMES]
         if not paper_ids or not spots:
