@@ -238,7 +238,7 @@ def format_review(report) -> str:
     found = sum(1 for pid in report.matches if pid)
     lines.append(f"{safe(doc.title) or '(untitled)'}: {len(doc.passages)} passages, {len(report.places)} citation "
                  f"places, {found} of {len(doc.references)} references found in the corpus")
-    lines += [f"note: {safe(notice, TEXT_CHARS)}" for notice in doc.notices]
+    lines += [f"note: {safe(notice, TEXT_CHARS)}" for notice in report.notices]
     for place in report.places:
         if not place.suggestions:
             continue

@@ -93,7 +93,7 @@ class DocumentReview:
     places: list[Place] = field(default_factory=list)
     uncited: list[UncitedClaim] = field(default_factory=list)
     missing: list[MissingPaper] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)  # what the review left out, for the user
+    notices: list[str] = field(default_factory=list)  # the reader's and the review's, for the user
 
     def to_dict(self) -> dict:
         doc = self.document
@@ -104,7 +104,7 @@ class DocumentReview:
             "places": [p.to_dict() for p in self.places],
             "uncited": [u.to_dict() for u in self.uncited],
             "missing": [m.to_dict() for m in self.missing],
-            "notices": doc.notices + self.notices,
+            "notices": self.notices,
         }
 
 
@@ -124,7 +124,7 @@ class DocumentReviewer:
         found = [self.references.match_item(item) for item in document.references]
         matches = [min(ids) if ids else None for ids in found]
         cited = set(exclude).union(*found)
-        report = DocumentReview(document, matches, cited)
+        report = DocumentReview(document, matches, cited, notices=list(document.notices))
         report.places = self.places(document, matches, cited, place_k, report.notices)
         report.uncited = self._uncited(document)
         report.missing = self._missing(document, report, cited, missing_k)

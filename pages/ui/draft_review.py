@@ -56,7 +56,7 @@ def run_review(directory: str, upload, bib) -> None:
 
 def show(report: DocumentReview, directory: str) -> None:
     document = report.document
-    for notice in document.notices:
+    for notice in report.notices:
         st.warning(notice, icon="⚠️")
     for warning in parse_warnings(document.references, [{pid} if pid else set() for pid in report.matches]):
         st.warning(warning, icon="⚠️")

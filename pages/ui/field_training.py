@@ -15,11 +15,14 @@ from recommender.training.document_contexts import DocumentContexts, contexts_fr
 from recommender.training.local import read_contexts, train_local
 
 MIN_PAPERS = 2  # the model is tested on papers it did not learn from
+MAX_PAPERS = 500  # files read in one go (each within the limits of recommender/documents/limits.py)
 
 
 def read_papers(directory: str, uploads) -> list[DocumentContexts]:
     """The contexts of uploaded papers, written to a folder under their own names first (a .tex finds its .bib);
     kept for this session while the same files are uploaded to the same corpus version."""
+    if len(uploads) > MAX_PAPERS:
+        raise ValueError(f"{len(uploads):,} files were uploaded; up to {MAX_PAPERS} are read at a time.")
     files: list[tuple[str, bytes]] = []
     for upload in uploads:  # two files of one name (from two folders) are both kept
         name, copy = Path(upload.name).name.strip(". ") or "paper", 1  # never ".." or the folder itself

@@ -3,8 +3,9 @@
 PDF (by its `%PDF` signature), zip (a .docx, or a zipped LaTeX project: its main .tex is the one with
 `\\documentclass`, its .bib files those named by `\\bibliography` / `\\addbibresource`, else all), a LaTeX project
 as a tar archive, gzipped or not (arXiv's source download), a gzipped single file, LaTeX,
-Markdown or plain text (by suffix, else by content). Files over MAX_BYTES are refused before they are read;
-images, spreadsheets, old Office files and binary data are refused with a message saying what they are.
+Markdown or plain text (by suffix, else by content). Every size is bounded while reading (`limits.py`): files
+over MAX_BYTES are refused before they are read; images, spreadsheets, old Office files and binary data are
+refused with a message saying what they are.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from pathlib import Path
 
 from .decoding import SUPPORTED, decode
 from .errors import DocumentError
-from .limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_TEXT_CHARS, check, megabytes)
+from .limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_PROJECT_BIB_BYTES, MAX_TEXT_CHARS, check,
+                     megabytes)
 from .model import Document
 from .project import ArchiveProject, FolderProject, check_project_size
 
@@ -60,6 +62,8 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
     data, name = _load(source, name)
     if not data.strip():
         raise DocumentError(f"The document{' ' + name if name else ''} is empty.")
+    if bib is not None and len(bib) > MAX_PROJECT_BIB_BYTES:
+        raise DocumentError(f"The .bib file is over {megabytes(MAX_PROJECT_BIB_BYTES)}, the most read with a document.")
     bibs = [decode(bib, "the .bib file")] if bib is not None else []
     suffix = Path(name).suffix.casefold()
     if data.lstrip().startswith(b"%PDF-") or (suffix == ".pdf" and b"%PDF-" in data[:1024]):
