@@ -37,6 +37,7 @@ def attacks(folder: Path, secret: Path) -> list[tuple[str, Path, tuple[str, ...]
         ("49 MB Markdown", hostile.big_markdown(folder / "md"), ()),
         ("DOCX whose text unpacks to 1.5 GB", hostile.docx_text_bomb(folder / "docx"), ()),
         ("DOCX of 3 million empty paragraphs", hostile.docx_many_paragraphs(folder / "paragraphs"), ()),
+        ("PDF of 2,000 pages", hostile.long_pdf(folder / "pdf"), ()),
     ]
 
 

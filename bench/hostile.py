@@ -169,6 +169,26 @@ def docx_many_paragraphs(folder: Path, count: int = 3_000_000) -> Path:
     return _docx(folder / "paragraphs.docx", xml)
 
 
+def long_pdf(folder: Path, pages: int = 2000) -> Path:
+    """A PDF of `pages` pages, each two paragraphs of dense text."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "long.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    for page in range(pages):
+        y = 800
+        for paragraph in range(2):
+            for line in range(22):
+                pdf.drawString(50, y, f"{SENTENCE[:80]} {page}.{paragraph}.{line}")
+                y -= 14
+            y -= 20
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
 @dataclass
 class Outcome:
     """How a command ended: exit code, output, wall time and its own peak memory."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from .claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 from .config import DEFAULT
-from .documents.limits import MAX_PLACES
+from .documents.limits import MAX_CLAIMS, MAX_PLACES
 from .documents.model import Document, Marker, Passage
 from .query import CITATION_MARK, Query
 from .recommender import Recommender
@@ -126,7 +126,7 @@ class DocumentReviewer:
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited, notices=list(document.notices))
         report.places = self.places(document, matches, cited, place_k, report.notices)
-        report.uncited = self._uncited(document)
+        report.uncited = self._uncited(document, report.notices)
         report.missing = self._missing(document, report, cited, missing_k)
         return report
 
@@ -164,13 +164,18 @@ class DocumentReviewer:
         return [Suggestion(index.ids[pos], index.titles[pos], float(score))
                 for pos, score in zip(ranking.positions, ranking.scores)]
 
-    def _uncited(self, document: Document) -> list[UncitedClaim]:
-        """Sentences without a citation that read like claims needing one, in document order."""
+    def _uncited(self, document: Document, notices: list[str]) -> list[UncitedClaim]:
+        """Sentences without a citation that read like claims needing one, in document order: the MAX_CLAIMS
+        likeliest (the count of the rest said in `notices`)."""
         candidates = [(passage, sentence) for passage in document.passages
                       for sentence in uncited_sentences(passage)]
         scores = self.claims.score([sentence for _, sentence in candidates]) if candidates else []
-        return [UncitedClaim(passage, sentence, float(score))
-                for (passage, sentence), score in zip(candidates, scores) if score >= CLAIM_THRESHOLD]
+        flagged = [i for i, score in enumerate(scores) if score >= CLAIM_THRESHOLD]
+        if len(flagged) > MAX_CLAIMS:
+            notices.append(f"{len(flagged):,} sentences read like uncited claims; the {MAX_CLAIMS:,} likeliest are "
+                           "listed.")
+            flagged = sorted(sorted(flagged, key=lambda i: -scores[i])[:MAX_CLAIMS])
+        return [UncitedClaim(*candidates[i], float(scores[i])) for i in flagged]
 
     def _missing(self, document: Document, report: DocumentReview, cited: set[str], k: int) -> list[MissingPaper]:
         """Papers suggested for the whole document, for its uncited claims and for its placeholders, fused by rank;

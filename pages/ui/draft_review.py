@@ -80,15 +80,18 @@ def show(report: DocumentReview, directory: str) -> None:
 
 
 def show_document(report: DocumentReview, directory: str) -> None:
-    """Each passage with a citation place or an uncited claim, annotated, and the suggestions for its places."""
-    claims = {}
+    """Each passage with an answered citation place or an uncited claim, annotated, and the suggestions for its
+    places."""
+    claims, places = {}, {}
     for claim in report.uncited:
         claims.setdefault(id(claim.passage), []).append(claim)
+    for i, place in enumerate(report.places):
+        places.setdefault(id(place.passage), []).append((i, place))
     shown = 0
-    for number, passage in enumerate(report.document.passages):
-        own = [(i, place) for i, place in enumerate(report.places) if place.passage is passage]
-        if not own and id(passage) not in claims:
-            continue
+    for passage in report.document.passages:
+        own = places.get(id(passage), [])
+        if not any(place.suggestions for _, place in own) and id(passage) not in claims:
+            continue  # past MAX_PLACES, places are left unanswered (the notices say so)
         shown += 1
         with st.container(border=True):
             where = passage.where

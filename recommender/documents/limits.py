@@ -21,6 +21,7 @@ MAX_PARAGRAPHS = 20_000  # paragraphs (and lines of a text file) of a document
 MAX_INCLUDES = 200  # \input / \include commands a LaTeX project may follow, in all
 MAX_INCLUDE_DEPTH = 10  # \input inside \input ...
 MAX_PDF_PAGES = 300  # pages of a PDF read (the rest left out, with a notice)
+MAX_CLAIMS = 300  # uncited claims listed in one review (the likeliest; the count of the rest said)
 MAX_PLACES = 300  # citation places answered in one review (placeholders first; the rest unanswered, said so)
 
 

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from bench import hostile
-from recommender.documents.limits import MAX_INCLUDES, MAX_PLACES, MAX_TEXT_CHARS
+from recommender.documents.limits import MAX_CLAIMS, MAX_INCLUDES, MAX_PLACES, MAX_TEXT_CHARS
 from recommender.documents.project import OUTSIDE_NOTICE
 from recommender.documents.read import read_document
 
@@ -132,3 +132,12 @@ def test_a_word_file_whose_text_unpacks_to_gigabytes_is_refused(tmp_path, small_
 
 def test_a_word_file_of_millions_of_paragraphs_is_refused(tmp_path, small_index):
     _refused(hostile.review(hostile.docx_many_paragraphs(tmp_path), small_index), "20,000 paragraphs")
+
+
+def test_a_document_of_thousands_of_claims_lists_the_likeliest(tmp_path, small_index):
+    path = tmp_path / "claims.md"
+    path.write_text("# Claims\n\n" + "\n\n".join(f"Previous studies have shown that graph model {i} improves "
+                                                 "citation recommendation." for i in range(2000)), encoding="utf-8")
+    review = _answered(hostile.review(path, small_index))
+    assert len(review["uncited"]) == MAX_CLAIMS
+    assert "2,000 sentences read like uncited claims; the 300 likeliest are listed." in review["notices"]
