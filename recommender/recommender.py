@@ -129,6 +129,26 @@ class Recommender:
             results.append(Recommendation.of(paper, i + 1, float(ranking.scores[i]), components, text))
         return RecommendResult(results, ranking.route, papers)
 
+    def nearest_papers(self, texts: list[str], exclude: set[str] = frozenset(),
+                       n: int = 2) -> list[tuple[list[int], np.ndarray]]:
+        """For each text, the `n` papers closest to it under the base English encoder, none of `exclude`: their
+        positions and cosines (the absolute scale of `confidence.py`). The texts are encoded in one batch."""
+        if not texts:
+            return []
+        filters = Filters.of(Query(exclude=set(exclude)), self.index)
+        found = []
+        for vector in self.reader.encode("dense", tuple(texts)):
+            scores = self.backend.nearest("dense", vector, filters)
+            positions = [int(p) for p in scores.top(n)]
+            found.append((positions, scores.of(np.asarray(positions, dtype=np.int64))))
+        return found
+
+    def closeness(self, text: str, paper_ids: list[str]) -> np.ndarray:
+        """The cosines of a text and papers under the base English encoder (`nearest_papers`' scale)."""
+        vector = self.reader.encode("dense", (text,))[0]
+        positions = np.asarray([self.index.position[pid] for pid in paper_ids], dtype=np.int64)
+        return self.backend.nearest("dense", vector, Filters.of(Query(), self.index)).of(positions)
+
     def already_cited(self, reference_source: str | Path) -> set[str]:
         """Ids of corpus papers a reference list already cites (BibTeX, LaTeX or copied from a PDF; text, or a
         file Path). Titles are checked against the papers' authors and years, so the full records are read."""

@@ -27,8 +27,13 @@ CONTEXT_WINDOW: int | None = None
 # costs time in proportion to the document, however long its paragraphs)
 CONTEXT_CHARS = 1_500
 MISSING_K = 10  # papers in the "missing" list
-MAX_CLAIMS_ASKED = 30  # uncited claims (best first) whose own suggestions feed the missing list
-RRF_K = 10  # rank offset when the lists of several places are fused into the missing list
+MAX_CLAIMS_ASKED = 30  # uncited claims (likeliest first) asked in local mode; the others show their nearest papers
+EVIDENCE_SENTENCES = 2_000  # uncited sentences asked of the corpus (the first ones); the rest judged by cues alone
+# A sentence's suggestions share its belief (1 for a placeholder, the claim score for a claim) by a softmax of
+# their scores at this temperature: a clear winner takes most of it, a close race spreads it
+# (bench/review_real.py on ACM-CR development papers).
+SHARE_TEMPERATURE = 0.05
+MIN_EVIDENCE = 0.05  # below this, what sentences say of a paper is no evidence; the document's topic fills in
 MAX_HOMES = 50  # body passages a paper may be placed in when the document has no citation place or claim
 
 
@@ -60,12 +65,36 @@ class Place:
 
 @dataclass
 class UncitedClaim:
+    """A sentence without a citation that reads like it needs one, and the papers it may lack."""
+
     passage: Passage
     sentence: str
     score: float
+    suggestions: list[Suggestion] = field(default_factory=list)
+    asked: bool = False  # the suggestions come from a local-mode query (else: the nearest papers in meaning)
 
     def to_dict(self) -> dict:
-        return {**self.passage.where, "sentence": self.sentence, "score": round(self.score, 4)}
+        return {**self.passage.where, "sentence": self.sentence, "score": round(self.score, 4),
+                "recommendations": [s.to_dict() for s in self.suggestions]}
+
+
+@dataclass
+class Evidence:
+    """What points to one missing paper: the sentence that points hardest, and how many agree."""
+
+    strength: float = 0.0  # belief that the paper is missing, from all sentences (noisy-or of their shares)
+    best: float = 0.0  # the strongest single sentence's share
+    sentence: str = ""
+    passage: Passage | None = None
+    claim_score: float = 0.0  # that sentence's belief (1.0 for a placeholder)
+    margin: float = 0.0  # the paper's score there minus the next candidate's (the leader's, when it is not first)
+    closeness: float = 0.0  # cosine of that sentence and the paper (confidence.py's absolute scale)
+    places: int = 0  # sentences that suggest the paper
+
+    def to_dict(self) -> dict:
+        return {"sentence": self.sentence or "the topic of the whole document",
+                "closeness": round(self.closeness, 4), "margin": round(self.margin, 4),
+                "claim_score": round(self.claim_score, 4), "places": self.places}
 
 
 @dataclass
@@ -76,13 +105,14 @@ class MissingPaper:
     title: str
     score: float
     passage: Passage | None  # None when the document has no body (title and abstract only)
-    sentence: str  # the context that asked for it
+    sentence: str  # the context that asked for it ("": the whole document)
     why: str
+    evidence: Evidence
 
     def to_dict(self) -> dict:
         where = {**self.passage.where, "passage": _snippet(self.passage.text)} if self.passage else {}
         return {"paper_id": self.paper_id, "title": self.title, "score": round(self.score, 4), "where": where,
-                "why": self.why}
+                "why": self.why, "evidence": self.evidence.to_dict()}
 
 
 @dataclass
@@ -126,7 +156,7 @@ class DocumentReviewer:
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited, notices=list(document.notices))
         report.places = self.places(document, matches, cited, place_k, report.notices)
-        report.uncited = self._uncited(document, report.notices)
+        report.uncited = self._uncited(document, cited, place_k, report.notices)
         report.missing = self._missing(document, report, cited, missing_k)
         return report
 
@@ -143,12 +173,12 @@ class DocumentReviewer:
                            "placeholders first) were answered.")
         asked = [marker_context(passage, marker, self.window, sentences) if i in answered else ""
                  for i, (passage, marker, sentences) in enumerate(spots)]
-        answers = self._suggest(document, asked, cited, k)
+        answers = self.suggest(document, asked, cited, k)
         return [Place(passage, marker, marker_context(passage, marker, 0, sentences),
                       [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid], answer)
                 for (passage, marker, sentences), answer in zip(spots, answers)]
 
-    def _suggest(self, document: Document, contexts: list[str], exclude: set[str], k: int) -> list[list[Suggestion]]:
+    def suggest(self, document: Document, contexts: list[str], exclude: set[str], k: int) -> list[list[Suggestion]]:
         """Local-mode suggestions for each context, the document's title and abstract as its draft (their texts
         encoded in one batch first)."""
         queries = [Query(title=document.title, abstract=document.abstract, context=context, k=k, exclude=exclude,
@@ -164,60 +194,77 @@ class DocumentReviewer:
         return [Suggestion(index.ids[pos], index.titles[pos], float(score))
                 for pos, score in zip(ranking.positions, ranking.scores)]
 
-    def _uncited(self, document: Document, notices: list[str]) -> list[UncitedClaim]:
-        """Sentences without a citation that read like claims needing one, in document order: the MAX_CLAIMS
-        likeliest (the count of the rest said in `notices`)."""
+    def _uncited(self, document: Document, cited: set[str], k: int, notices: list[str]) -> list[UncitedClaim]:
+        """Sentences without a citation that read like claims needing one, in document order: the cues of
+        `claims.py` with what the corpus says (how closely and distinctively the sentence describes one paper);
+        the MAX_CLAIMS likeliest (the rest counted in `notices`), each with its suggestions."""
         candidates = [(passage, sentence) for passage in document.passages
                       for sentence in uncited_sentences(passage)]
-        scores = self.claims.score([sentence for _, sentence in candidates]) if candidates else []
+        if not candidates:
+            return []
+        asked = [sentence for _, sentence in candidates[:EVIDENCE_SENTENCES]]
+        nearest = self.recommender.nearest_papers(asked, cited, max(k, 2))
+        evidence = [(float(cosines[0]), float(cosines[0] - cosines[1]) if len(cosines) > 1 else 0.0)
+                    if len(cosines) else None for _, cosines in nearest]
+        scores = self.claims.score([sentence for _, sentence in candidates], evidence)
         flagged = [i for i, score in enumerate(scores) if score >= CLAIM_THRESHOLD]
         if len(flagged) > MAX_CLAIMS:
             notices.append(f"{len(flagged):,} sentences read like uncited claims; the {MAX_CLAIMS:,} likeliest are "
                            "listed.")
             flagged = sorted(sorted(flagged, key=lambda i: -scores[i])[:MAX_CLAIMS])
-        return [UncitedClaim(*candidates[i], float(scores[i])) for i in flagged]
+        index = self.recommender.index
+        claims = []
+        for i in flagged:
+            positions, cosines = nearest[i] if i < len(nearest) else ([], [])
+            claims.append(UncitedClaim(*candidates[i], float(scores[i]),
+                                       [Suggestion(index.ids[p], index.titles[p], float(c))
+                                        for p, c in zip(positions[:k], cosines[:k])]))
+        likeliest = sorted(claims, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
+        answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in likeliest], cited, k)
+        for claim, answer in zip(likeliest, answers):
+            claim.suggestions, claim.asked = answer, True
+        return claims
 
     def _missing(self, document: Document, report: DocumentReview, cited: set[str], k: int) -> list[MissingPaper]:
-        """Papers suggested for the whole document, for its uncited claims and for its placeholders, fused by rank;
-        each placed where it ranked best (global suggestions: the passage closest to the paper)."""
-        fused: dict[str, float] = {}
-        best: dict[str, tuple[int, Passage | None, str]] = {}
-
-        def add(suggestions: list[Suggestion], passage: Passage | None, sentence: str) -> None:
-            for rank, suggestion in enumerate(suggestions):
-                pid = suggestion.paper_id
-                fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
-                if pid not in best or rank < best[pid][0]:
-                    best[pid] = (rank, passage, sentence)
-
-        if document.title or document.abstract:
+        """The papers the document's sentences point to hardest (placeholders and uncited claims), each placed
+        at its sentence; papers close to the whole document's topic only fill what is left, and say so."""
+        found: dict[str, Evidence] = {}
+        sources = [(place.context, 1.0, place.passage, place.suggestions)
+                   for place in report.places if place.marker.placeholder and place.suggestions]
+        sources += [(claim.sentence, claim.score, claim.passage, claim.suggestions)
+                    for claim in report.uncited if claim.asked and claim.suggestions]
+        for sentence, belief, passage, suggestions in sources:
+            scores = np.array([s.score for s in suggestions], dtype=np.float64)
+            shares = np.exp((scores - scores.max()) / SHARE_TEMPERATURE)
+            shares *= belief / shares.sum()
+            for rank, (suggestion, share) in enumerate(zip(suggestions, shares)):
+                evidence = found.setdefault(suggestion.paper_id, Evidence())
+                evidence.strength = 1.0 - (1.0 - evidence.strength) * (1.0 - share)
+                evidence.places += 1
+                if share > evidence.best:
+                    rival = scores[1] if rank == 0 and len(scores) > 1 else scores[0]
+                    evidence.best, evidence.sentence, evidence.passage = float(share), sentence, passage
+                    evidence.claim_score, evidence.margin = belief, float(scores[rank] - rival)
+        chosen = sorted((pid for pid, e in found.items() if e.strength >= MIN_EVIDENCE),
+                        key=lambda pid: -found[pid].strength)[:k]
+        index = self.recommender.index
+        if len(chosen) < k and (document.title or document.abstract):
             query = Query(title=document.title, abstract=document.abstract, k=k, exclude=cited, diversity=0.0)
             ranking = self.recommender.rank(query, self.config)
-            index = self.recommender.index
-            add([Suggestion(index.ids[p], index.titles[p], float(s)) for p, s in zip(ranking.positions,
-                                                                                     ranking.scores)], None, "")
-        for place in report.places:
-            if place.marker.placeholder:
-                add(place.suggestions, place.passage, place.context)
-        claims = sorted(report.uncited, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
-        answers = self._suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in claims], cited, k)
-        for claim, answer in zip(claims, answers):
-            add(answer, claim.passage, claim.sentence)
-        chosen = sorted(fused, key=lambda pid: -fused[pid])[:k]
-        if not chosen:
-            return []
-        top = fused[chosen[0]]
-        homes = self._homes(report, [pid for pid in chosen if best[pid][1] is None])
+            topical = [index.ids[p] for p in ranking.positions if index.ids[p] not in chosen][:k - len(chosen)]
+            found.update({pid: Evidence() for pid in topical})
+            chosen += topical
+        homes = self._homes(report, [pid for pid in chosen if found[pid].passage is None])
         missing = []
-        index = self.recommender.index
         for pid in chosen:
-            _, passage, sentence = best[pid]
-            if passage is None:
-                passage = homes.get(pid)
-            title = index.titles[index.position[pid]]
-            why = (f"suggested for “{_snippet(sentence, 120)}”" if sentence
-                   else "close to the document's title and abstract")
-            missing.append(MissingPaper(pid, title, fused[pid] / top, passage, sentence, why))
+            evidence = found[pid]
+            if evidence.sentence:
+                evidence.closeness = float(self.recommender.closeness(Query(context=evidence.sentence).context_text,
+                                                                      [pid])[0])
+            why = (f"suggested for “{_snippet(evidence.sentence, 120)}”" if evidence.sentence
+                   else "close to the topic of the whole document (no sentence points to it)")
+            missing.append(MissingPaper(pid, index.titles[index.position[pid]], float(evidence.strength),
+                                        evidence.passage or homes.get(pid), evidence.sentence, why, evidence))
         return missing
 
     def _homes(self, report: DocumentReview, paper_ids: list[str]) -> dict[str, Passage]:

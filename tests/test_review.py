@@ -73,7 +73,9 @@ def test_uncited_claims_are_found_and_placed(report):
 
 def test_missing_papers_point_into_the_document(report):
     assert report.missing and len({m.paper_id for m in report.missing}) == len(report.missing)
-    assert report.missing[0].score == 1.0
+    scores = [m.score for m in report.missing if m.evidence.sentence]
+    assert scores and scores == sorted(scores, reverse=True) and all(0 < score <= 1 for score in scores)
+    assert report.missing[0].evidence.sentence and report.missing[0].evidence.closeness > 0.5
     assert all(m.passage is not None for m in report.missing)
     bm25 = [m for m in report.missing if m.paper_id == "ir0"]
     assert bm25 and bm25[0].passage.line == 14  # asked for by the uncited BM25 claim, placed there
@@ -86,8 +88,10 @@ def test_json_has_the_fixed_keys(report):
     place = data["places"][1]
     assert {"line", "context", "marker", "recommendations"} <= set(place)
     assert set(place["recommendations"][0]) == {"paper_id", "title", "score"}
-    assert {"line", "sentence", "score"} <= set(data["uncited"][0])
-    assert {"paper_id", "title", "score", "where"} <= set(data["missing"][0])
+    assert {"line", "sentence", "score", "recommendations"} <= set(data["uncited"][0])
+    assert data["uncited"][0]["recommendations"]
+    assert {"paper_id", "title", "score", "where", "evidence"} <= set(data["missing"][0])
+    assert {"sentence", "closeness", "margin", "claim_score", "places"} == set(data["missing"][0]["evidence"])
 
 
 def test_marker_context_is_the_marker_sentence_with_other_markers_removed(document):

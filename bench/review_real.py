@@ -1,0 +1,261 @@
+"""Missing citations on real papers: real citing sentences, citations removed, reviewed end to end (issue 26).
+
+    python -m bench.review_real --data ../shared/data --index /work/idx/acm-full [--unarxive-index DIR]
+
+ACM-CR (development half): each citing paper with at least 6 citing sentences becomes a plain-text submission,
+written into a temporary folder (never into the repository): its title, its abstract, its real citing sentences
+in order with numbered markers, four to a paragraph, and a numbered ACM-style reference list built from the
+corpus's metadata. Up to 3 citations are removed from each (seeded): sentences that cite exactly one paper which
+no other sentence cites lose their marker and that paper's entry; the sentence stays as its authors wrote it.
+unArXive sample: the same from each paper's real paragraphs (non-citing sentences included), its reference list
+the raw reference strings.
+
+Reported, per data set: the removed papers found in `missing` (top 10, R@10); the same for local mode told where
+the citation goes (the removed sentence with [CIT], the paper's title and abstract: the ceiling); their ratio,
+with a bootstrap interval over submissions; the share of removed sentences flagged as uncited claims; the cited
+papers wrongly listed as missing (must be 0); flags on other sentences per 1,000 words of them (false alarms);
+seconds per review. `--index` should be the full ACM-CR index (`python -m recommender index
+../shared/data/acm-cr/corpus.jsonl.gz --out DIR`, about 36 minutes of embedding on 2 cores).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import random
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from recommender.documents.read import read_document
+from recommender.index import build_index
+from recommender.index_files import IndexError_, current_version
+from recommender.loaders import load_corpus
+from recommender.query import CITATION_MARK
+from recommender.recommender import Recommender
+from recommender.review import DocumentReviewer
+
+K = 10
+MIN_SENTENCES = 6
+REMOVED = 3
+PER_PARAGRAPH = 4
+_CIT = re.compile(re.escape(CITATION_MARK))
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Submission:
+    """A real paper as a reviewer gets it: sentences with the papers they cite, some citations removed."""
+
+    name: str
+    title: str
+    abstract: str
+    paragraphs: list[list[tuple[str, list[str]]]]  # sentences ([CIT] where a marker goes) and the ids they cite
+    removed: dict[str, str] = field(default_factory=dict)  # removed paper id -> its sentence (with [CIT])
+
+    def cited(self) -> list[str]:
+        """The ids the submission still cites, in order of first citation."""
+        ids = [pid for paragraph in self.paragraphs for _, cited in paragraph for pid in cited]
+        return [pid for pid in dict.fromkeys(ids) if pid not in self.removed]
+
+
+def remove_citations(submission: Submission, rng: random.Random) -> None:
+    """Up to REMOVED citations of sentences that cite exactly one paper no other sentence cites."""
+    counts: dict[str, int] = {}
+    for paragraph in submission.paragraphs:
+        for _, cited in paragraph:
+            for pid in set(cited):
+                counts[pid] = counts.get(pid, 0) + 1
+    candidates = [(p, s) for p, paragraph in enumerate(submission.paragraphs) for s, (text, cited) in
+                  enumerate(paragraph) if len(cited) == 1 and counts[cited[0]] == 1 and CITATION_MARK in text]
+    for p, s in rng.sample(candidates, min(REMOVED, len(candidates))):
+        text, cited = submission.paragraphs[p][s]
+        submission.removed[cited[0]] = text
+
+
+def write_text(submission: Submission, entry) -> str:
+    """The submission as plain text: title, abstract, paragraphs with [n] markers, numbered references."""
+    numbers = {pid: n for n, pid in enumerate(submission.cited(), start=1)}
+    body = []
+    for paragraph in submission.paragraphs:
+        sentences = []
+        for text, cited in paragraph:
+            kept = [numbers[pid] for pid in cited if pid in numbers]
+            marker = f"[{', '.join(map(str, kept))}]" if kept else ""
+            sentences.append(" ".join(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "").split()))
+        body.append(" ".join(sentences))
+    references = [f"[{n}] {entry(pid)}" for pid, n in numbers.items()]
+    return "\n\n".join([submission.title, "Abstract", submission.abstract, "1 Introduction", *body, "References",
+                        "\n".join(references)]) + "\n"
+
+
+def acm_entry(record: dict) -> str:
+    authors = record.get("authors") or []
+    names = ", ".join(authors[:-1]) + (" and " if len(authors) > 1 else "") + (authors[-1] if authors else "")
+    venue = f" In {record['venue']}." if record.get("venue") else ""
+    return f"{names or 'Anonymous'}. {record.get('year') or ''}. {record['title'].rstrip('.')}.{venue}"
+
+
+def acm_submissions(data: Path) -> list[Submission]:
+    rows = [json.loads(line) for line in gzip.open(data / "acm-cr" / "queries_sentences.jsonl.gz", "rt")]
+    by_paper: dict[str, list[dict]] = {}
+    for row in sorted(rows, key=lambda r: r["qid"]):
+        by_paper.setdefault(row["citing_id"], []).append(row)
+    out = []
+    for citing, sentences in sorted(by_paper.items()):
+        if len(sentences) < MIN_SENTENCES:
+            continue
+        pairs = [(row["context"], list(row["relevant"])) for row in sentences]
+        out.append(Submission(citing, sentences[0]["citing_title"], sentences[0]["citing_abstract"],
+                              [pairs[i:i + PER_PARAGRAPH] for i in range(0, len(pairs), PER_PARAGRAPH)]))
+    return out
+
+
+def unarxive_submissions(data: Path) -> list[Submission]:
+    """Each paper's paragraphs in order; a sentence query's [CIT]s stand for its cited ids, other sentences of the
+    paragraph keep no marker."""
+    rows = [json.loads(line) for line in gzip.open(data / "unarxive-sample" / "queries.jsonl.gz", "rt")]
+    by_paper: dict[str, dict[str, list[dict]]] = {}
+    for row in rows:
+        by_paper.setdefault(row["citing_id"], {}).setdefault(row["paragraph"], []).append(row)
+    out = []
+    for citing, paragraphs in sorted(by_paper.items()):
+        if sum(len(v) for v in paragraphs.values()) < MIN_SENTENCES:
+            continue
+        first = next(iter(paragraphs.values()))[0]
+        written = []
+        for paragraph, queries in paragraphs.items():
+            pieces, cursor = [], 0
+            for query in queries:
+                start = paragraph.find(query["context"], cursor)
+                if start < 0:
+                    continue
+                if paragraph[cursor:start].strip():
+                    pieces.append((paragraph[cursor:start].replace(CITATION_MARK, "").strip(), []))
+                pieces.append((query["context"], [str(pid) for pid in _ids(query["relevant"])]))
+                cursor = start + len(query["context"])
+            if paragraph[cursor:].strip():
+                pieces.append((paragraph[cursor:].replace(CITATION_MARK, "").strip(), []))
+            written.append(pieces)
+        out.append(Submission(citing, first["citing_title"], first["citing_abstract"], written))
+    return out
+
+
+def _ids(value) -> list[str]:
+    return value if isinstance(value, list) else json.loads(value.replace("'", '"'))
+
+
+def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, folder: Path) -> dict:
+    rows = []
+    for submission in submissions:
+        path = folder / f"{re.sub(r'[^\w.-]', '_', submission.name)}.txt"
+        path.write_text(write_text(submission, entry), encoding="utf-8")
+        document = read_document(path)
+        start = time.perf_counter()
+        report = reviewer.review(document)
+        seconds = time.perf_counter() - start
+        missing = [paper.paper_id for paper in report.missing[:K]]
+        cited = set(submission.cited())
+        ceiling_lists = reviewer.suggest(document, list(submission.removed.values()), report.cited, K)
+        flagged_text = [" ".join(claim.sentence.split()) for claim in report.uncited]
+        removed_plain = {pid: " ".join(_CIT.sub("", text).split()) for pid, text in submission.removed.items()}
+        hit_flags = {pid for pid, text in removed_plain.items()
+                     if any(_overlaps(text, claim) for claim in flagged_text)}
+        false_flags = [claim for claim in flagged_text
+                       if not any(_overlaps(text, claim) for text in removed_plain.values())]
+        other_words = sum(len(_WORD.findall(text)) for paragraph in submission.paragraphs for text, cited_ids in
+                          paragraph if not (len(cited_ids) == 1 and cited_ids[0] in submission.removed))
+        rows.append({
+            "name": submission.name, "removed": len(submission.removed),
+            "found": sum(pid in missing for pid in submission.removed),
+            "ceiling": sum(pid in [s.paper_id for s in answer] for pid, answer in zip(submission.removed,
+                                                                                     ceiling_lists)),
+            "flagged": len(hit_flags), "cited_in_missing": sum(pid in cited for pid in missing),
+            "false_flags": len(false_flags), "other_words": other_words, "seconds": seconds,
+            "references": len(document.references),
+            "matched": sum(1 for pid in report.matches if pid),
+        })
+    return summarise(rows)
+
+
+def _overlaps(removed: str, claim: str) -> bool:
+    """Is the flagged claim (a sentence as the reader split it) the removed sentence, or a part of it?"""
+    return claim[:60] in removed or removed[:60] in claim
+
+
+def summarise(rows: list[dict], samples: int = 2000) -> dict:
+    removed = sum(r["removed"] for r in rows)
+    found, ceiling = sum(r["found"] for r in rows), sum(r["ceiling"] for r in rows)
+    rng = np.random.default_rng(0)
+    ratios = []
+    for _ in range(samples):
+        picked = [rows[i] for i in rng.integers(0, len(rows), len(rows))]
+        top = sum(r["ceiling"] for r in picked)
+        if top:
+            ratios.append(sum(r["found"] for r in picked) / top)
+    return {
+        "submissions": len(rows), "removed": removed,
+        "missing_r@10": found / max(removed, 1), "ceiling_r@10": ceiling / max(removed, 1),
+        "ratio": found / max(ceiling, 1),
+        "ratio_interval_95": [float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))] if ratios else None,
+        "flagged": sum(r["flagged"] for r in rows) / max(removed, 1),
+        "cited_in_missing": sum(r["cited_in_missing"] for r in rows),
+        "false_flags_per_1000_words": 1000 * sum(r["false_flags"] for r in rows) / max(sum(r["other_words"]
+                                                                                            for r in rows), 1),
+        "reference_recall": sum(r["matched"] for r in rows) / max(sum(r["references"] for r in rows), 1),
+        "seconds_per_review": float(np.mean([r["seconds"] for r in rows])),
+        "rows": rows,
+    }
+
+
+def load_index(path: Path, corpus: Path) -> Recommender:
+    try:
+        current_version(path)
+    except (IndexError_, FileNotFoundError):
+        build_index(load_corpus(corpus).papers, path)
+    return Recommender.load(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--index", type=Path, required=True, help="the full ACM-CR index (built here if missing)")
+    parser.add_argument("--unarxive-index", type=Path, help="an index of the unArXive sample (built here if missing)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
+               "load_before": os.getloadavg()[0]}
+    sets = [("acm-cr", args.index, acm_submissions, "acm-cr/corpus.jsonl.gz")]
+    if args.unarxive_index:
+        sets.append(("unarxive", args.unarxive_index, unarxive_submissions, "unarxive-sample/corpus.jsonl.gz"))
+    for name, index_dir, make, corpus in sets:
+        recommender = load_index(index_dir, args.data / corpus)
+        records = {paper.id: paper for paper in recommender.index.all_papers()}
+        entry = (lambda pid: acm_entry(records[pid].to_dict())) if name == "acm-cr" else \
+            (lambda pid: records[pid].title)
+        submissions = make(args.data)
+        rng = random.Random(args.seed)
+        for submission in submissions:
+            remove_citations(submission, rng)
+        submissions = [s for s in submissions if s.removed]
+        reviewer = DocumentReviewer(recommender)
+        reviewer.review(read_document(b"Warm-up sentence about retrieval.", "warmup.txt"))
+        with tempfile.TemporaryDirectory() as folder:
+            results[name] = review_all(reviewer, submissions, entry, Path(folder))
+        summary = {k: v for k, v in results[name].items() if k != "rows"}
+        print(name, json.dumps(summary, indent=1))
+    results["load_after"] = os.getloadavg()[0]
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
