@@ -151,9 +151,10 @@ _WEIGHTS = {"bias": -0.7, "attribution": 0.7, "prior_work": 0.8, "pointer": 1.2,
             "reported_verb": 0.1, "year": 0.5, "named_method": 0.2, "own_work": -0.2, "furniture": -1.4,
             "math": -0.1, "length": 0.4}
 CLAIM_THRESHOLD = 0.4  # best F0.5 (precision counted twice) on the development papers
-# What the corpus says of a sentence, added to the logit: its closeness to the nearest paper above CLOSE_COSINE
-# (a sentence that describes a paper closely), and its margin over the next paper (distinctively); chosen on
-# ACM-CR development papers (bench/review_real.py).
+# What the corpus says of a sentence, added to the logit: how far its closeness to the nearest paper lies above
+# (or below) CLOSE_COSINE (a sentence that describes a paper closely; one far from every paper is less likely to
+# lack a citation of this corpus), and its margin over the next paper (distinctively); chosen on ACM-CR
+# development papers (bench/claims_evidence.py).
 _EVIDENCE_WEIGHTS = {"closeness": 6.0, "margin": 10.0}
 CLOSE_COSINE = 0.5
 
@@ -184,7 +185,7 @@ class ClaimScorer:
             found = evidence[i] if evidence is not None and i < len(evidence) else None
             if found is not None:
                 closeness, margin = found
-                logit += (_EVIDENCE_WEIGHTS["closeness"] * max(0.0, closeness - CLOSE_COSINE)
+                logit += (_EVIDENCE_WEIGHTS["closeness"] * (closeness - CLOSE_COSINE)
                           + _EVIDENCE_WEIGHTS["margin"] * max(0.0, margin))
             scores.append(1.0 / (1.0 + math.exp(-logit)))
         return scores
