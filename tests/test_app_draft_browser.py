@@ -1,5 +1,6 @@
 """Reviewer check, "Whole draft" mode, in a real browser: a LaTeX draft and its .bib uploaded, places answered
-inline, a suggestion accepted, the filled .tex and the BibTeX downloaded; a PDF without text refused clearly."""
+inline, a place's and an uncited claim's suggestions accepted, the filled .tex and the BibTeX downloaded; a PDF
+without text refused clearly."""
 from __future__ import annotations
 
 import pytest
@@ -43,10 +44,15 @@ def test_whole_draft_review_in_a_real_browser(small_index, tmp_path):
         settle(page)
         text = page.inner_text("body")
         assert "1 / 1" in text  # the .bib entry was found in the corpus
-        assert "Fill at \\cite{?}" in text and "Also consider at \\cite{lovelace2010}" in text
-        place = page.get_by_test_id("stExpander").filter(has_text="Fill at \\cite{?}")
-        place.get_by_text("Fill at \\cite{?}").click()
+        assert "suggest the reference [CIT].”" in text and "Also consider at \\cite{lovelace2010}" in text
+        assert "Fill at" not in text
+        place = page.get_by_test_id("stExpander").filter(has_text="Fill: “")
+        place.get_by_text("Fill: “").click()
         place.get_by_text("Context-aware citation recommendation with citation placeholders").click()
+        settle(page)
+        claim = page.get_by_test_id("stExpander").filter(has_text="Uncited claim: “The BM25 ranking function")
+        claim.get_by_text("Uncited claim: “The BM25 ranking function").click()
+        claim.get_by_text("Probabilistic relevance weighting with BM25").click()
         settle(page)
         page.get_by_role("tab", name="Export").click()
         settle(page)
@@ -67,6 +73,8 @@ def test_whole_draft_review_in_a_real_browser(small_index, tmp_path):
     assert "\\cite{?}" not in filled and "\\cite{lovelace2010}" in filled
     key = filled.split("suggest the reference \\cite{")[1].split("}")[0]
     assert f"{{{key}," in bibtex and "Context-aware citation recommendation" in bibtex
+    claim_key = filled.split("for ad hoc retrieval~\\cite{")[1].split("}.")[0]
+    assert f"{{{claim_key}," in bibtex and "Probabilistic relevance weighting with BM25" in bibtex
     assert "Traceback" not in refused
 
 

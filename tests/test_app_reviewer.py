@@ -1,5 +1,7 @@
-"""The Reviewer check page: cited papers (pasted lines or an uploaded .bib) are removed from the suggestions."""
+"""The Reviewer check page: cited papers (pasted lines or an uploaded .bib) are removed from the suggestions; a
+whole LaTeX draft's uncited claims get suggestions that are accepted into the export and the filled .tex."""
 import random
+import re
 
 from app_helpers import open_app
 
@@ -90,3 +92,75 @@ def test_a_binary_upload_is_refused_with_a_message(app_env):
     at.file_uploader(key="rv_upload").set_value(("paper.txt", b"%PDF-1.7\n1 0 obj\n<<>>\n", "text/plain"))
     at = check(at)
     assert any("This is a PDF file" in e.value for e in at.error)
+
+
+# --------------------------------------------------------------------------- whole draft
+
+DRAFT = r"""\documentclass{article}
+\title{Recommending citations for scientific drafts}
+\begin{document}
+\maketitle
+\begin{abstract}
+We suggest references for a draft from its abstract and from the passages that need a citation.
+\end{abstract}
+\section{Introduction}
+Drafts embedded by a neural encoder find related papers \cite{lovelace2010}.
+A passage with a citation placeholder is matched against candidate papers to suggest the reference \cite{?}.
+
+The BM25 ranking function has been shown to weight term frequency
+and document   length well for \emph{ad hoc} retrieval.
+\bibliography{refs}
+\end{document}
+"""
+DRAFT_BIB = b"""@inproceedings{lovelace2010, title={Neural citation recommendation from paper abstracts},
+  author={Lovelace, Ada and Turing, Alan}, booktitle={JCDL}, year={2010}}
+"""
+
+
+def review_draft(at):
+    at.file_uploader(key="dr_upload").set_value(("draft.tex", DRAFT.encode(), "application/x-tex"))
+    at.file_uploader(key="dr_bib").set_value(("refs.bib", DRAFT_BIB, "application/x-bibtex"))
+    at.button(key="FormSubmitter:draft_form-Review the draft").click().run()
+    assert not at.exception, at.exception
+    return at.session_state["draft_review"]["report"]
+
+
+def test_a_claims_suggestion_is_accepted_into_the_export_and_cited_after_its_sentence(app_env, monkeypatch):
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    downloads = {}
+    store = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, data, mimetype, kind, filename=None):
+        downloads[filename] = data
+        return store(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    at = open_app(PAGE)
+    report = review_draft(at)
+    (claim, number), = [(c, j) for j, c in enumerate(report.uncited) if c.sentence.startswith("The BM25 ranking")]
+    assert claim.suggestions[0].paper_id == "ir0"
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("Uncited claim: “The BM25 ranking function has been shown to weight term")
+               and label.endswith("…”: 5 suggestions") for label in labels), labels
+    assert any(label.startswith("Fill: “") and "suggest the reference" in label for label in labels), labels
+    assert not any("Fill at" in label for label in labels)
+    missing = [m.value for m in at.markdown if "closeness" in m.value]
+    assert any(m.startswith(":small[Suggested for “The BM25 ranking function") and
+               re.search(r"· closeness 0\.\d\d · (1 place suggests it|\d+ places agree) · near line 12\]$", m)
+               for m in missing), missing
+    placeholder = next(i for i, p in enumerate(report.places) if p.marker.placeholder)
+    at.checkbox(key=f"dr_accept_c{number}_ir0").check()
+    at.checkbox(key=f"dr_accept_p{placeholder}_cite1").check().run()
+    assert not at.exception, at.exception
+    assert len({c.key for c in at.checkbox}) == len(at.checkbox)
+    bibtex, filled = (text(downloads[name]) for name in ("citations.bib", "draft-filled.tex"))
+    assert "Probabilistic relevance weighting with BM25" in bibtex
+    bm25_key, = re.findall(r"@\w+\{([^,]+),\s*title = \{Probabilistic relevance weighting", bibtex)
+    assert f"and document   length well for \\emph{{ad hoc}} retrieval~\\cite{{{bm25_key}}}.\n" in filled
+    assert "\\cite{?}" not in filled and filled.count("\\cite{") == 3
+    assert not at.warning
+
+
+def text(data: str | bytes) -> str:
+    return data.decode("utf-8") if isinstance(data, bytes) else data

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from recommender.documents.fill import fill_placeholders, placeholder_spans
+from recommender.documents.fill import cite_after_sentences, fill_placeholders, placeholder_spans
 from recommender.documents.model import Document, Marker, Passage
 from recommender.references import parse_reference_line
 from recommender.review import DocumentReviewer, marker_context, uncited_sentences
@@ -112,6 +112,58 @@ def test_placeholders_are_filled_in_order_and_comments_skipped():
 def test_filling_refuses_a_count_mismatch():
     with pytest.raises(ValueError, match="2 placeholders"):
         fill_placeholders("\\cite{?} \\cite{?}", [["a"]])
+
+
+TEX = r"""\begin{abstract}
+BM25 weights terms well.
+\end{abstract}
+% BM25 weights terms well.
+Intro. BM25   weights
+terms~well.  Schr\"odinger's cat is \emph{famous} (see Section~\ref{sec:cat}). Is it $x$?
+Dense retrieval uses two\\ encoders\footnote{Query and document.} at 10\,000 queries a second.
+"""
+
+
+def test_citations_are_written_after_sentences_found_in_the_source():
+    filled, lost = cite_after_sentences(TEX, ["BM25 weights terms well.", "Is it $x$?"], [["bm25"], ["x"]],
+                                        lines=[5, None])
+    assert lost == []
+    assert "Intro. BM25   weights\nterms~well~\\cite{bm25}.  " in filled
+    assert "\nBM25 weights terms well.\n" in filled  # the abstract's copy: the paragraph's line comes first
+    assert "% BM25 weights terms well.\n" in filled  # never in a comment
+    assert "Is it $x$~\\cite{x}?" in filled
+
+
+def test_sentences_are_matched_whatever_their_spacing_markup_and_accents():
+    sentences = ["Schrödinger’s cat is famous (see Section ).",
+                 "Dense retrieval uses two encoders [Query and document.] at 10 000 queries a second."]
+    filled, lost = cite_after_sentences(TEX, sentences, [["cat"], ["dpr"]])
+    assert lost == []
+    assert "\\emph{famous} (see Section~\\ref{sec:cat})~\\cite{cat}. Is" in filled
+    assert "\\footnote{Query and document.} at 10\\,000 queries a second~\\cite{dpr}.\n" in filled
+
+
+def test_several_claims_in_one_paragraph_each_get_their_citation():
+    sentences = ["Intro.", "BM25 weights terms well.", "Schrödinger's cat is famous (see Section).", "Is it $x$?"]
+    filled, lost = cite_after_sentences(TEX, sentences, [[], ["a", "b"], ["c"], ["d", "a"]], lines=[5, 5, 5, 5])
+    assert lost == []
+    assert filled.count("\\cite{") == 3 and "Intro. BM25" in filled
+    assert "terms~well~\\cite{a,b}.  Schr" in filled
+    assert "Section~\\ref{sec:cat})~\\cite{c}. Is it $x$~\\cite{d,a}?" in filled
+
+
+def test_a_sentence_not_in_the_source_is_left_out_and_said():
+    filled, lost = cite_after_sentences(TEX, ["BM25 weights terms badly.", "BM25 weights term"], [["a"], ["b"]])
+    assert filled == TEX and lost == ["BM25 weights terms badly.", "BM25 weights term"]  # a part of a word: no
+    assert cite_after_sentences(TEX, [], []) == (TEX, [])
+    with pytest.raises(ValueError):
+        cite_after_sentences(TEX, ["Intro."], [])
+
+
+def test_placeholders_are_still_filled_after_claims_are_cited():
+    tex = "A claim here. A place \\cite{?}.\n"
+    cited, _ = cite_after_sentences(tex, ["A claim here."], [["a"]])
+    assert fill_placeholders(cited, [["b"]]) == "A claim here~\\cite{a}. A place \\cite{b}.\n"
 
 
 def test_a_vague_place_is_read_with_its_paragraph(small_recommender):

@@ -1,19 +1,22 @@
 """Reviewer check, "Whole draft" mode: a draft or submission file in, its citation places answered inline,
-uncited claims flagged, missing papers listed; accepted papers exported, a LaTeX draft's placeholders filled."""
+uncited claims flagged with their suggestions, missing papers listed with their evidence; accepted papers exported,
+a LaTeX draft's placeholders filled and its accepted claims cited after their sentences."""
 from __future__ import annotations
 
 import streamlit as st
 
 from pages.ui import common
-from recommender.documents.fill import fill_placeholders
+from recommender.documents.fill import cite_after_sentences, fill_placeholders
 from recommender.documents.read import read_document
 from recommender.export import citation_keys
 from recommender.paper import Paper
-from recommender.review import DocumentReview, Place
+from recommender.query import CITATION_MARK
+from recommender.review import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
 from recommender.reviewer import parse_warnings
 
 UPLOAD_TYPES = ["pdf", "tex", "zip", "gz", "tgz", "tar", "docx", "md", "txt"]
 EXPORTS = ["BibTeX", "RIS", "CSL-JSON"]
+QUOTE_CHARS = 80  # a sentence quoted in a label
 
 
 def render(directory: str) -> None:
@@ -80,25 +83,27 @@ def show(report: DocumentReview, directory: str) -> None:
 
 
 def show_document(report: DocumentReview, directory: str) -> None:
-    """Each passage with an answered citation place or an uncited claim, annotated, and the suggestions for its
-    places."""
+    """Each passage with an answered citation place or an uncited claim, annotated, and below it the suggestions
+    for its places and claims, in the order they come in the passage."""
     claims, places = {}, {}
-    for claim in report.uncited:
-        claims.setdefault(id(claim.passage), []).append(claim)
+    for j, claim in enumerate(report.uncited):
+        claims.setdefault(id(claim.passage), []).append((j, claim))
     for i, place in enumerate(report.places):
         places.setdefault(id(place.passage), []).append((i, place))
     shown = 0
     for passage in report.document.passages:
-        own = places.get(id(passage), [])
-        if not any(place.suggestions for _, place in own) and id(passage) not in claims:
+        own, flagged = places.get(id(passage), []), claims.get(id(passage), [])
+        if not any(place.suggestions for _, place in own) and not flagged:
             continue  # past MAX_PLACES, places are left unanswered (the notices say so)
         shown += 1
         with st.container(border=True):
             where = passage.where
             st.caption(f"Page {where['page']}" if "page" in where else f"Line {where['line']}")
-            st.markdown(annotated(passage.text, [place for _, place in own], claims.get(id(passage), [])))
-            for i, place in own:
-                place_suggestions(i, place, directory)
+            st.markdown(annotated(passage.text, [place for _, place in own], [claim for _, claim in flagged]))
+            spots = [(place.marker.start, place_suggestions, i, place) for i, place in own]
+            spots += [(max(passage.text.find(claim.sentence), 0), claim_suggestions, j, claim) for j, claim in flagged]
+            for _, show_spot, number, spot in sorted(spots, key=lambda spot: spot[0]):
+                show_spot(number, spot, directory)
     if not shown:
         st.info("The draft has no citation places and no uncited claims were found.")
     st.caption("Places: :orange-background[to fill] · :blue-background[already cited] · "
@@ -123,16 +128,60 @@ def annotated(text: str, places: list[Place], claims: list) -> str:
     return "".join(pieces)
 
 
+def quoted(sentence: str, focus: str | None = None, limit: int = QUOTE_CHARS) -> str:
+    """“The sentence…”, cut to about `limit` characters at a word; past `limit`, the part ending at `focus` (the
+    [CIT] of a place's context) when it lies further on."""
+    text = " ".join(sentence.split())
+    if len(text) <= limit:
+        return f"“{text}”"
+    at = text.find(focus) if focus else -1
+    if at >= 0 and at + len(focus) > limit - 1:
+        end = at + len(focus)
+        start = end - limit + 1
+        part = text[start:end]
+        cut = part.find(" ")
+        if text[start - 1] != " " and 0 <= cut < 20:
+            part = part[cut + 1:]  # not from the middle of a word
+        tail = text[end:]
+        return f"“…{part}{tail}”" if len(tail) <= 2 else f"“…{part}…”"
+    part = text[: limit - 1]
+    return f"“{part.rsplit(' ', 1)[0] if ' ' in part else part}…”"
+
+
+def suggestion_cards(suggestions: list[Suggestion], directory: str, key: str, hint: str) -> None:
+    """A checkbox per suggestion (title and byline), keyed `{key}_{paper id}`: ticked, the paper is accepted."""
+    index = common.index(directory)
+    papers = index.papers([index.position[suggestion.paper_id] for suggestion in suggestions])
+    for suggestion, paper in zip(suggestions, papers):
+        st.checkbox(f"{suggestion.title} — {common.byline(paper)}", key=f"{key}_{suggestion.paper_id}", help=hint)
+
+
+def count(suggestions: list[Suggestion]) -> str:
+    return f"{len(suggestions)} suggestion{'' if len(suggestions) == 1 else 's'}"
+
+
 def place_suggestions(number: int, place: Place, directory: str) -> None:
-    label = "Fill" if place.marker.placeholder else "Also consider"
     if not place.suggestions:
         return
-    with st.expander(f"{label} at {place.marker.text}: {len(place.suggestions)} suggestions"):
-        index = common.index(directory)
-        for suggestion in place.suggestions:
-            paper = index.papers([index.position[suggestion.paper_id]])[0]
-            st.checkbox(f"{suggestion.title} — {common.byline(paper)}", key=f"dr_accept_p{number}_{suggestion.paper_id}",
-                        help="Accept: export it, and (LaTeX) write it into this placeholder")
+    if place.marker.placeholder:
+        label = f"Fill: {common.plain(quoted(place.context, CITATION_MARK))}"
+        hint = "Accept: export it, and (LaTeX) write it into this placeholder"
+    else:
+        label = f"Also consider at {place.marker.text}"
+        hint = "Accept: export it"
+    with st.expander(f"{label}: {count(place.suggestions)}"):
+        suggestion_cards(place.suggestions, directory, f"dr_accept_p{number}", hint)
+
+
+def claim_suggestions(number: int, claim: UncitedClaim, directory: str) -> None:
+    """The suggestions for an uncited claim, accept-able like a place's (keys `dr_accept_c{number}_{paper id}`)."""
+    if not claim.suggestions:
+        return
+    with st.expander(f"Uncited claim: {common.plain(quoted(claim.sentence))}: {count(claim.suggestions)}"):
+        if not claim.asked:
+            st.caption("The papers nearest in meaning to this sentence (only the likeliest claims are asked in full).")
+        suggestion_cards(claim.suggestions, directory, f"dr_accept_c{number}",
+                         "Accept: export it, and (LaTeX) cite it after this sentence")
 
 
 def show_missing(report: DocumentReview, directory: str) -> None:
@@ -145,9 +194,22 @@ def show_missing(report: DocumentReview, directory: str) -> None:
         with st.container(border=True):
             st.checkbox(f"{rank}. {paper.title}", key=f"dr_accept_m_{paper.paper_id}", help="Accept for export")
             st.caption(common.plain(common.byline(record)))
-            where = paper.passage.where if paper.passage else {}
-            place = f"page {where['page']}" if "page" in where else (f"line {where['line']}" if where else "")
-            st.markdown(f":small[{common.plain(paper.why)}" + (f" · belongs near {place}" if place else "") + "]")
+            st.markdown(f":small[{evidence_line(paper)}]")
+
+
+def evidence_line(paper: MissingPaper) -> str:
+    """What points to a missing paper, as Markdown: its sentence (or the document's topic), the sentence's
+    closeness to it, how many places agree, and where it belongs."""
+    evidence = paper.evidence
+    where = paper.passage.where if paper.passage else {}
+    near = f"page {where['page']}" if "page" in where else (f"line {where['line']}" if where else "")
+    if evidence.sentence:
+        agree = f"{evidence.places} places agree" if evidence.places > 1 else "1 place suggests it"
+        parts = [f"Suggested for {common.plain(quoted(evidence.sentence, CITATION_MARK))}",
+                 f"closeness {evidence.closeness:.2f}", agree]
+    else:
+        parts = ["Close to the topic of the whole document"]
+    return " · ".join(parts + ([f"near {near}"] if near else []))
 
 
 def show_references(report: DocumentReview, directory: str) -> None:
@@ -159,21 +221,26 @@ def show_references(report: DocumentReview, directory: str) -> None:
         st.caption("No reference list was found in the draft.")
 
 
-def accepted(report: DocumentReview) -> tuple[list[str], list[list[str]]]:
-    """Accepted paper ids (in order of appearance) and, per placeholder, the ids accepted for it."""
+def accepted(report: DocumentReview) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """Accepted paper ids (places, claims, then missing papers) and, per placeholder and per uncited claim, the
+    ids accepted for it."""
     state = st.session_state
-    per_placeholder, chosen = [], []
+    per_placeholder, per_claim, chosen = [], [], []
     for i, place in enumerate(report.places):
         ids = [s.paper_id for s in place.suggestions if state.get(f"dr_accept_p{i}_{s.paper_id}")]
         chosen += ids
         if place.marker.placeholder:
             per_placeholder.append(ids)
+    for j, claim in enumerate(report.uncited):
+        ids = [s.paper_id for s in claim.suggestions if state.get(f"dr_accept_c{j}_{s.paper_id}")]
+        chosen += ids
+        per_claim.append(ids)
     chosen += [m.paper_id for m in report.missing if state.get(f"dr_accept_m_{m.paper_id}")]
-    return list(dict.fromkeys(chosen)), per_placeholder
+    return list(dict.fromkeys(chosen)), per_placeholder, per_claim
 
 
 def show_export(report: DocumentReview, directory: str) -> None:
-    ids, per_placeholder = accepted(report)
+    ids, per_placeholder, per_claim = accepted(report)
     if not ids:
         st.caption("Tick the papers you accept (Document and Likely missing tabs) to export them.")
         return
@@ -184,11 +251,25 @@ def show_export(report: DocumentReview, directory: str) -> None:
     if report.document.kind == "latex" and report.document.source_text:
         keys = dict(zip(ids, citation_keys(papers)))
         try:
-            filled = fill_placeholders(report.document.source_text,
-                                       [[keys[pid] for pid in chosen] for chosen in per_placeholder])
+            filled = filled_latex(report, [[keys[pid] for pid in chosen] for chosen in per_placeholder],
+                                  [[keys[pid] for pid in chosen] for chosen in per_claim])
         except ValueError as exc:
             st.warning(f"The .tex copy could not be written: {exc}.", icon="⚠️")
             return
         st.download_button("Download the .tex with accepted citations filled in", filled, file_name="draft-filled.tex",
                            mime="application/x-tex", icon=":material/download:", key="dr_tex")
         st.caption("Add the BibTeX above to your .bib: the keys match.")
+
+
+def filled_latex(report: DocumentReview, per_placeholder: list[list[str]], per_claim: list[list[str]]) -> str:
+    """The LaTeX source with each accepted claim cited after its sentence and the placeholders filled; a claim
+    whose sentence is not found in the source is said on the page and left out."""
+    claims = report.uncited
+    source, lost = cite_after_sentences(report.document.source_text, [claim.sentence for claim in claims],
+                                        per_claim, [claim.passage.line for claim in claims])
+    if lost:
+        st.warning(f"{len(lost)} accepted claim{' was' if len(lost) == 1 else 's were'} not found in the .tex "
+                   "source and left without its citation (cite by hand): "
+                   + "; ".join(common.plain(quoted(sentence)) for sentence in lost[:5])
+                   + (" …" if len(lost) > 5 else ""), icon="⚠️")
+    return fill_placeholders(source, per_placeholder)
