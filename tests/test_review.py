@@ -175,3 +175,33 @@ def test_a_vague_place_is_read_with_its_paragraph(small_recommender):
     assert place.suggestions[0].paper_id == "bio0"
     alone, = DocumentReviewer(small_recommender, window=0).places(document, [], set(), k=3)
     assert alone.suggestions[0].paper_id != "bio0"
+
+
+def test_papers_a_submission_paraphrases_without_citing_are_missing(small_recommender):
+    """Issue 26: each paper that Recommend ranks first for an uncited sentence paraphrasing it is in `missing`."""
+    from recommender.documents.read import read_document
+    from recommender.query import Query
+
+    paraphrases = {"ir3": "Questions and passages can be embedded separately by two transformer encoders and "
+                          "matched by their inner products.",
+                   "ir4": "A forest of random projection trees offers a middle ground for approximate nearest "
+                          "neighbour queries over embeddings.",
+                   "ir5": "Compressing the posting lists with variable byte codes makes query processing faster."}
+    text = ("Fast and accurate retrieval\n\nAbstract\n\nWe study how search engines retrieve documents quickly.\n\n"
+            "1 Introduction\n\nThe BM25 function weights term frequency and document length [1]. Feedback terms "
+            "from the top documents expand the query [2]. " + " ".join(paraphrases.values())
+            + "\n\nReferences\n\n[1] K. Sparck Jones. 2010. Probabilistic relevance weighting with BM25. In SIGIR.\n"
+            "[2] G. Salton and K. Sparck Jones. 2011. Query expansion with pseudo relevance feedback. In SIGIR.\n")
+    document = read_document(text.encode(), "submission.txt")
+    reviewer = DocumentReviewer(small_recommender)
+    report = reviewer.review(document)
+    assert {"ir0", "ir1"} <= report.cited and not {"ir0", "ir1"} & {m.paper_id for m in report.missing}
+    missing = {m.paper_id: m for m in report.missing}
+    firsts = 0
+    for pid, sentence in paraphrases.items():
+        query = Query(title=document.title, abstract=document.abstract, context=f"{sentence} [CIT]",
+                      exclude=report.cited, k=5, diversity=0.0)
+        if small_recommender.index.ids[small_recommender.rank(query).positions[0]] == pid:
+            firsts += 1
+            assert pid in missing and missing[pid].evidence.sentence == sentence
+    assert firsts >= 2
