@@ -1,16 +1,17 @@
-"""Uncited claims that ask the corpus: the weights of `claims._EVIDENCE_WEIGHTS`, chosen and checked on ACM-CR.
+"""Uncited claims that ask the corpus: the closeness weights of `recommender.claims`, chosen and checked on ACM-CR.
 
     python -m bench.claims_evidence --index /work/idx/acm-full [--data ../shared/data]
 
 Labelled sentences are made at run time from the development paragraphs of ACM-CR (`queries.jsonl.gz`): a
 sentence holding a citation is positive, the paragraph's other sentences negative (markers removed, as in
-bench/claims.py). Each sentence asks the full index for its two nearest papers, as a review does, never among
+bench/claims.py). Each sentence asks the full index for its nearest papers, as a review does, never among
 the papers its submission still cites: a negative sentence's submission cites every paper of its citing paper;
 a positive one lost the citations of its own paragraph (as a reviewer sees a removed citation).
 
-The citing papers are split in two halves (bench/claims.py's hash): the weights are chosen on one ("tune": the
+The citing papers are split in two halves (bench/claims.py's hash): the weights (GRID) are chosen on one ("tune": the
 most positives flagged at CLAIM_THRESHOLD with no more flags on negative sentences per 1,000 words than the
-cues alone) and reported on the other ("check"), with 95% intervals over papers.
+cues alone; among ties, the first in grid order) and reported on the other ("check"), with 95% intervals over
+papers.
 """
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ from bench.claims import is_development, labelled_sentences
 from recommender import claims
 from recommender.claims import CLAIM_THRESHOLD, ClaimScorer
 from recommender.recommender import Recommender
+from recommender.review import PLACE_K
 
-GRID = {"closeness": [0.0, 2.0, 4.0, 6.0, 8.0, 12.0], "margin": [0.0, 5.0, 10.0, 20.0, 40.0],
-        "close": [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]}
+GRID = {"closeness": [0.0, 1.0, 2.0, 3.0, 4.0], "close": [0.5, 0.55, 0.6, 0.65, 0.7],
+        "paraphrase": [0.0, 10.0, 20.0, 40.0, 80.0], "paraphrase_cosine": [0.65, 0.7, 0.75, 0.8],
+        "distinct": [0.0, 10.0, 20.0, 40.0], "distinct_margin": [0.1, 0.15, 0.2, 0.3]}
 
 
 def sentences(data: Path, recommender: Recommender) -> list[dict]:
@@ -47,16 +50,20 @@ def sentences(data: Path, recommender: Recommender) -> list[dict]:
         for positive in (True, False):
             texts = [text for text, cited in labelled if cited == positive]
             exclude = cited_by_paper[row["citing_id"]] - (set(row["relevant"]) if positive else set())
-            for text, (_, cosines) in zip(texts, recommender.nearest_papers(texts, exclude, 2)):
+            for text, (_, cosines) in zip(texts, recommender.nearest_papers(texts, exclude, PLACE_K)):
+                cosines = list(cosines) + [0.0, 0.0]
                 out.append({"paper": row["citing_id"], "positive": positive, "words": len(text.split()),
                             "cue": ClaimScorer().score([text])[0],
                             "closeness": float(cosines[0]), "margin": float(cosines[0] - cosines[1])})
     return out
 
 
-def scores(rows: list[dict], closeness: float, margin: float, close: float) -> np.ndarray:
+def scores(rows: list[dict], *weights: float) -> np.ndarray:
+    """Claim scores with the corpus evidence weighed by `weights` (GRID's order), as `claims.corpus_evidence`."""
+    closeness, close, paraphrase, paraphrase_cosine, distinct, distinct_margin = weights
     logits = np.array([math.log(r["cue"] / (1 - r["cue"])) + closeness * (r["closeness"] - close)
-                       + margin * max(0.0, r["margin"]) for r in rows])
+                       + paraphrase * max(0.0, r["closeness"] - paraphrase_cosine)
+                       + distinct * max(0.0, r["margin"] - distinct_margin) for r in rows])
     return 1 / (1 + np.exp(-logits))
 
 
@@ -88,19 +95,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = sentences(args.data, Recommender.load(args.index))
     tune = [r for r in rows if is_development(r["paper"])]
     check = [r for r in rows if not is_development(r["paper"])]
-    cues_only = measure(tune, scores(tune, 0.0, 0.0, 1.0))
-    best, best_recall = (0.0, 0.0, 1.0), -1.0
-    for closeness, margin, close in itertools.product(*GRID.values()):
-        found = measure(tune, scores(tune, closeness, margin, close))
+    none = (0.0, 0.0, 0.0, 1.0, 0.0, 1.0)
+    cues_only = measure(tune, scores(tune, *none))
+    best, best_recall = none, -1.0
+    for weights in itertools.product(*GRID.values()):
+        found = measure(tune, scores(tune, *weights))
         if found["false_flags_per_1000_words"] <= cues_only["false_flags_per_1000_words"] and \
                 found["flagged_positives"] > best_recall:
-            best, best_recall = (closeness, margin, close), found["flagged_positives"]
-    shipped = (claims._EVIDENCE_WEIGHTS["closeness"], claims._EVIDENCE_WEIGHTS["margin"], claims.CLOSE_COSINE)
+            best, best_recall = weights, found["flagged_positives"]
+    shipped = (claims.CLOSENESS_WEIGHT, claims.CLOSE_COSINE, claims.PARAPHRASE_WEIGHT, claims.PARAPHRASE_COSINE,
+               claims.DISTINCT_WEIGHT, claims.DISTINCT_MARGIN)
     report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
               "sentences": {"tune": len(tune), "check": len(check)},
               "positives": {"tune": sum(r["positive"] for r in tune), "check": sum(r["positive"] for r in check)},
               "chosen_on_tune": dict(zip(GRID, best)), "shipped": dict(zip(GRID, shipped))}
-    for name, weights in (("cues only", (0.0, 0.0, 1.0)), ("chosen", best), ("shipped", shipped)):
+    for name, weights in (("cues only", none), ("chosen", best), ("shipped", shipped)):
         for half_name, half in (("tune", tune), ("check", check)):
             values = scores(half, *weights)
             found = measure(half, values)

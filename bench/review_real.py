@@ -5,8 +5,9 @@
 ACM-CR (development half): each citing paper with at least 6 citing sentences becomes a plain-text submission,
 written into a temporary folder (never into the repository): its title, its abstract, its real citing sentences
 in order with numbered markers, four to a paragraph, and a numbered ACM-style reference list built from the
-corpus's metadata. Up to 3 citations are removed from each (seeded): sentences that cite exactly one paper which
-no other sentence cites lose their marker and that paper's entry; the sentence stays as its authors wrote it.
+corpus's metadata (a reference outside the corpus: its DOI). Up to 3 citations are removed from each (seeded):
+sentences that cite exactly one paper, of the corpus, which no other sentence cites lose their marker and that
+paper's entry; the sentence stays as its authors wrote it.
 unArXive sample: the same from each paper's real paragraphs (non-citing sentences included), its reference list
 the raw reference strings.
 
@@ -47,6 +48,7 @@ REMOVED = 3
 PER_PARAGRAPH = 4
 _CIT = re.compile(re.escape(CITATION_MARK))
 _WORD = re.compile(r"\w+")
+_AUTHORS_CIT = re.compile(r"(?:^|,\s*)" + re.escape(CITATION_MARK) + r"(?=\s+[a-z])")  # "[CIT] propose", ", [CIT] show"
 
 
 @dataclass
@@ -65,22 +67,27 @@ class Submission:
         return [pid for pid in dict.fromkeys(ids) if pid not in self.removed]
 
 
-def remove_citations(submission: Submission, rng: random.Random) -> None:
-    """Up to REMOVED citations of sentences that cite exactly one paper no other sentence cites."""
+def remove_citations(submission: Submission, corpus: set[str], rng: random.Random) -> None:
+    """Up to REMOVED citations of sentences that cite exactly one paper, of the corpus, that no other sentence
+    cites."""
     counts: dict[str, int] = {}
     for paragraph in submission.paragraphs:
         for _, cited in paragraph:
             for pid in set(cited):
                 counts[pid] = counts.get(pid, 0) + 1
     candidates = [(p, s) for p, paragraph in enumerate(submission.paragraphs) for s, (text, cited) in
-                  enumerate(paragraph) if len(cited) == 1 and counts[cited[0]] == 1 and CITATION_MARK in text]
+                  enumerate(paragraph) if len(cited) == 1 and cited[0] in corpus and counts[cited[0]] == 1
+                  and CITATION_MARK in text]
     for p, s in rng.sample(candidates, min(REMOVED, len(candidates))):
         text, cited = submission.paragraphs[p][s]
         submission.removed[cited[0]] = text
 
 
-def write_text(submission: Submission, entry) -> str:
-    """The submission as plain text: title, abstract, paragraphs with [n] markers, numbered references."""
+def write_text(submission: Submission, entry, names=lambda pid: "") -> str:
+    """The submission as plain text: title, abstract, paragraphs with [n] markers, numbered references. A removed
+    citation that stood for its authors ("[CIT] propose ...", where ACM-CR's annotators replaced "Smith et al.
+    [3]"; also after a comma: "Lately, [CIT] introduce") is written with the authors' names (`names`), as the
+    sentence read before the annotation."""
     numbers = {pid: n for n, pid in enumerate(submission.cited(), start=1)}
     body = []
     for paragraph in submission.paragraphs:
@@ -88,6 +95,8 @@ def write_text(submission: Submission, entry) -> str:
         for text, cited in paragraph:
             kept = [numbers[pid] for pid in cited if pid in numbers]
             marker = f"[{', '.join(map(str, kept))}]" if kept else ""
+            if not kept and cited and _AUTHORS_CIT.search(text):
+                marker = names(cited[0])
             sentences.append(" ".join(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "").split()))
         body.append(" ".join(sentences))
     references = [f"[{n}] {entry(pid)}" for pid, n in numbers.items()]
@@ -95,7 +104,21 @@ def write_text(submission: Submission, entry) -> str:
                         "\n".join(references)]) + "\n"
 
 
-def acm_entry(record: dict) -> str:
+def author_names(records: dict, pid: str) -> str:
+    """"Smith et al.", "Smith and Jones" or "Smith": how a sentence names a paper's authors."""
+    authors = [name.split()[-1] for name in (records[pid].authors if pid in records else []) if name.split()]
+    if not authors:
+        return "Prior work"
+    return authors[0] + (" et al." if len(authors) > 2 else f" and {authors[1]}" if len(authors) == 2 else "")
+
+
+def acm_entry(records: dict, pid: str) -> str:
+    """An ACM-style reference from the corpus's record, or the DOI of a paper outside the corpus."""
+    if pid.startswith("no-doi-"):
+        return "A reference outside the corpus, without a DOI."
+    if pid not in records:
+        return f"A reference outside the corpus. doi:{pid}."
+    record = records[pid].to_dict()
     authors = record.get("authors") or []
     names = ", ".join(authors[:-1]) + (" and " if len(authors) > 1 else "") + (authors[-1] if authors else "")
     venue = f" In {record['venue']}." if record.get("venue") else ""
@@ -111,7 +134,9 @@ def acm_submissions(data: Path) -> list[Submission]:
     for citing, sentences in sorted(by_paper.items()):
         if len(sentences) < MIN_SENTENCES:
             continue
-        pairs = [(row["context"], list(row["relevant"])) for row in sentences]
+        # the references outside the corpus keep their markers too; one without a DOI is named by its sentence
+        pairs = [(row["context"], list(dict.fromkeys([*_ids(row["relevant"]), *_ids(row["cited_ref_dois_all"])]))
+                  or [f"no-doi-{row['qid']}"]) for row in sentences]
         out.append(Submission(citing, sentences[0]["citing_title"], sentences[0]["citing_abstract"],
                               [pairs[i:i + PER_PARAGRAPH] for i in range(0, len(pairs), PER_PARAGRAPH)]))
     return out
@@ -151,11 +176,11 @@ def _ids(value) -> list[str]:
     return value if isinstance(value, list) else json.loads(value.replace("'", '"'))
 
 
-def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, folder: Path) -> dict:
+def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, names, folder: Path) -> dict:
     rows = []
     for submission in submissions:
-        path = folder / f"{re.sub(r'[^\w.-]', '_', submission.name)}.txt"
-        path.write_text(write_text(submission, entry), encoding="utf-8")
+        path = folder / (re.sub(r'[^\w.-]', '_', submission.name) + '.txt')
+        path.write_text(write_text(submission, entry, names), encoding="utf-8")
         document = read_document(path)
         start = time.perf_counter()
         report = reviewer.review(document)
@@ -238,17 +263,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, index_dir, make, corpus in sets:
         recommender = load_index(index_dir, args.data / corpus)
         records = {paper.id: paper for paper in recommender.index.all_papers()}
-        entry = (lambda pid: acm_entry(records[pid].to_dict())) if name == "acm-cr" else \
-            (lambda pid: records[pid].title)
+        entry = (lambda pid: acm_entry(records, pid)) if name == "acm-cr" else (lambda pid: records[pid].title)
+        names = (lambda pid: author_names(records, pid)) if name == "acm-cr" else (lambda pid: "")
         submissions = make(args.data)
         rng = random.Random(args.seed)
         for submission in submissions:
-            remove_citations(submission, rng)
+            remove_citations(submission, set(records), rng)
         submissions = [s for s in submissions if s.removed]
         reviewer = DocumentReviewer(recommender)
         reviewer.review(read_document(b"Warm-up sentence about retrieval.", "warmup.txt"))
         with tempfile.TemporaryDirectory() as folder:
-            results[name] = review_all(reviewer, submissions, entry, Path(folder))
+            results[name] = review_all(reviewer, submissions, entry, names, Path(folder))
         summary = {k: v for k, v in results[name].items() if k != "rows"}
         print(name, json.dumps(summary, indent=1))
     results["load_after"] = os.getloadavg()[0]

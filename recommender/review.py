@@ -156,8 +156,8 @@ class DocumentReviewer:
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited, notices=list(document.notices))
         report.places = self.places(document, matches, cited, place_k, report.notices)
-        report.uncited = self._uncited(document, cited, place_k, report.notices)
-        report.missing = self._missing(document, report, cited, missing_k)
+        report.uncited, asked = self._uncited(document, cited, place_k, report.notices)
+        report.missing = self._missing(document, report, asked, cited, missing_k)
         return report
 
     def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K,
@@ -194,45 +194,50 @@ class DocumentReviewer:
         return [Suggestion(index.ids[pos], index.titles[pos], float(score))
                 for pos, score in zip(ranking.positions, ranking.scores)]
 
-    def _uncited(self, document: Document, cited: set[str], k: int, notices: list[str]) -> list[UncitedClaim]:
+    def _uncited(self, document: Document, cited: set[str], k: int,
+                 notices: list[str]) -> tuple[list[UncitedClaim], list[UncitedClaim]]:
         """Sentences without a citation that read like claims needing one, in document order: the cues of
         `claims.py` with what the corpus says (how closely and distinctively the sentence describes one paper);
-        the MAX_CLAIMS likeliest (the rest counted in `notices`), each with its suggestions."""
+        the MAX_CLAIMS likeliest (the rest counted in `notices`), each with its suggestions. Also the
+        MAX_CLAIMS_ASKED likeliest uncited sentences, claims or not, asked in local mode: the missing list's
+        evidence."""
         candidates = [(passage, sentence) for passage in document.passages
                       for sentence in uncited_sentences(passage)]
         if not candidates:
-            return []
-        asked = [sentence for _, sentence in candidates[:EVIDENCE_SENTENCES]]
-        nearest = self.recommender.nearest_papers(asked, cited, max(k, 2))
-        evidence = [(float(cosines[0]), float(cosines[0] - cosines[1]) if len(cosines) > 1 else 0.0)
+            return [], []
+        nearest = self.recommender.nearest_papers([s for _, s in candidates[:EVIDENCE_SENTENCES]], cited, max(k, 2))
+        evidence = [(float(cosines[0]), float(cosines[0] - (cosines[1] if len(cosines) > 1 else 0.0)))
                     if len(cosines) else None for _, cosines in nearest]
         scores = self.claims.score([sentence for _, sentence in candidates], evidence)
-        flagged = [i for i, score in enumerate(scores) if score >= CLAIM_THRESHOLD]
-        if len(flagged) > MAX_CLAIMS:
-            notices.append(f"{len(flagged):,} sentences read like uncited claims; the {MAX_CLAIMS:,} likeliest are "
-                           "listed.")
-            flagged = sorted(sorted(flagged, key=lambda i: -scores[i])[:MAX_CLAIMS])
         index = self.recommender.index
-        claims = []
-        for i in flagged:
+        sentences = []
+        for i, ((passage, sentence), score) in enumerate(zip(candidates, scores)):
             positions, cosines = nearest[i] if i < len(nearest) else ([], [])
-            claims.append(UncitedClaim(*candidates[i], float(scores[i]),
-                                       [Suggestion(index.ids[p], index.titles[p], float(c))
-                                        for p, c in zip(positions[:k], cosines[:k])]))
-        likeliest = sorted(claims, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
-        answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in likeliest], cited, k)
-        for claim, answer in zip(likeliest, answers):
+            sentences.append(UncitedClaim(passage, sentence, float(score),
+                                          [Suggestion(index.ids[p], index.titles[p], float(c))
+                                           for p, c in zip(positions[:k], cosines[:k])]))
+        asked = sorted(sentences, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
+        answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in asked], cited, k)
+        for claim, answer in zip(asked, answers):
             claim.suggestions, claim.asked = answer, True
-        return claims
+        claims = [claim for claim in sentences if claim.score >= CLAIM_THRESHOLD]
+        if len(claims) > MAX_CLAIMS:
+            notices.append(f"{len(claims):,} sentences read like uncited claims; the {MAX_CLAIMS:,} likeliest are "
+                           "listed.")
+            kept = {id(claim) for claim in sorted(claims, key=lambda claim: -claim.score)[:MAX_CLAIMS]}
+            claims = [claim for claim in claims if id(claim) in kept]
+        return claims, asked
 
-    def _missing(self, document: Document, report: DocumentReview, cited: set[str], k: int) -> list[MissingPaper]:
-        """The papers the document's sentences point to hardest (placeholders and uncited claims), each placed
-        at its sentence; papers close to the whole document's topic only fill what is left, and say so."""
+    def _missing(self, document: Document, report: DocumentReview, asked: list[UncitedClaim], cited: set[str],
+                 k: int) -> list[MissingPaper]:
+        """The papers the document's sentences point to hardest (placeholders, and the uncited sentences `asked`,
+        each as strongly as it reads like a claim), each placed at its sentence; papers close to the whole
+        document's topic only fill what is left, and say so."""
         found: dict[str, Evidence] = {}
         sources = [(place.context, 1.0, place.passage, place.suggestions)
                    for place in report.places if place.marker.placeholder and place.suggestions]
         sources += [(claim.sentence, claim.score, claim.passage, claim.suggestions)
-                    for claim in report.uncited if claim.asked and claim.suggestions]
+                    for claim in asked if claim.suggestions]
         for sentence, belief, passage, suggestions in sources:
             scores = np.array([s.score for s in suggestions], dtype=np.float64)
             shares = np.exp((scores - scores.max()) / SHARE_TEMPERATURE)

@@ -173,3 +173,4 @@ def test_another_visitor_is_answered_while_a_hostile_upload_is_read(app, tmp_pat
         reviewed = attacker.inner_text("body")
     assert answered_s < ANSWER_S and hostile_s < HOSTILE_S, (answered_s, hostile_s)
     assert "0 / 1000" in reviewed and re.search(r"Citation places\s+1000\s", reviewed) and "Traceback" not in reviewed
+    assert "the first 300 (its placeholders first) were answered" in reviewed
