@@ -176,7 +176,7 @@ def _ids(value) -> list[str]:
     return value if isinstance(value, list) else json.loads(value.replace("'", '"'))
 
 
-def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, names, folder: Path) -> dict:
+def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, names, folder: Path) -> list[dict]:
     rows = []
     for submission in submissions:
         path = folder / (re.sub(r'[^\w.-]', '_', submission.name) + '.txt')
@@ -206,7 +206,7 @@ def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry,
             "references": len(document.references),
             "matched": sum(1 for pid in report.matches if pid),
         })
-    return summarise(rows)
+    return rows
 
 
 def _overlaps(removed: str, claim: str) -> bool:
@@ -215,17 +215,20 @@ def _overlaps(removed: str, claim: str) -> bool:
 
 
 def summarise(rows: list[dict], samples: int = 2000) -> dict:
+    """Totals over all reviews; the ratio's 95% interval from papers drawn with replacement (all their seeds)."""
     removed = sum(r["removed"] for r in rows)
     found, ceiling = sum(r["found"] for r in rows), sum(r["ceiling"] for r in rows)
     rng = np.random.default_rng(0)
+    papers = sorted({r["name"] for r in rows})
+    by_paper = {name: [r for r in rows if r["name"] == name] for name in papers}
     ratios = []
     for _ in range(samples):
-        picked = [rows[i] for i in rng.integers(0, len(rows), len(rows))]
+        picked = [r for i in rng.integers(0, len(papers), len(papers)) for r in by_paper[papers[i]]]
         top = sum(r["ceiling"] for r in picked)
         if top:
             ratios.append(sum(r["found"] for r in picked) / top)
     return {
-        "submissions": len(rows), "removed": removed,
+        "papers": len(papers), "reviews": len(rows), "removed": removed,
         "missing_r@10": found / max(removed, 1), "ceiling_r@10": ceiling / max(removed, 1),
         "ratio": found / max(ceiling, 1),
         "ratio_interval_95": [float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))] if ratios else None,
@@ -252,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--index", type=Path, required=True, help="the full ACM-CR index (built here if missing)")
     parser.add_argument("--unarxive-index", type=Path, help="an index of the unArXive sample (built here if missing)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=5, help="removals drawn per paper (seeds 0..N-1)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
@@ -265,15 +268,17 @@ def main(argv: list[str] | None = None) -> int:
         records = {paper.id: paper for paper in recommender.index.all_papers()}
         entry = (lambda pid: acm_entry(records, pid)) if name == "acm-cr" else (lambda pid: records[pid].title)
         names = (lambda pid: author_names(records, pid)) if name == "acm-cr" else (lambda pid: "")
-        submissions = make(args.data)
-        rng = random.Random(args.seed)
-        for submission in submissions:
-            remove_citations(submission, set(records), rng)
-        submissions = [s for s in submissions if s.removed]
         reviewer = DocumentReviewer(recommender)
         reviewer.review(read_document(b"Warm-up sentence about retrieval.", "warmup.txt"))
-        with tempfile.TemporaryDirectory() as folder:
-            results[name] = review_all(reviewer, submissions, entry, names, Path(folder))
+        rows = []
+        for seed in range(args.seeds):  # each seed removes other citations from the same papers
+            submissions = make(args.data)
+            rng = random.Random(seed)
+            for submission in submissions:
+                remove_citations(submission, set(records), rng)
+            with tempfile.TemporaryDirectory() as folder:
+                rows += review_all(reviewer, [s for s in submissions if s.removed], entry, names, Path(folder))
+        results[name] = summarise(rows)
         summary = {k: v for k, v in results[name].items() if k != "rows"}
         print(name, json.dumps(summary, indent=1))
     results["load_after"] = os.getloadavg()[0]

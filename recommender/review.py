@@ -182,7 +182,8 @@ class DocumentReviewer:
         """Local-mode suggestions for each context, the document's title and abstract as its draft (their texts
         encoded in one batch first)."""
         queries = [Query(title=document.title, abstract=document.abstract, context=context, k=k, exclude=exclude,
-                         diversity=0.0) if _has_words(context) else None for context in contexts]
+                         diversity=0.0) if _has_words(context.replace(CITATION_MARK, "")) else None
+                   for context in contexts]
         self.recommender.reader.prime([q for q in queries if q is not None], self.config)
         return [self._answer(query) if query is not None else [] for query in queries]
 

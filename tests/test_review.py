@@ -205,3 +205,11 @@ def test_papers_a_submission_paraphrases_without_citing_are_missing(small_recomm
             firsts += 1
             assert pid in missing and missing[pid].evidence.sentence == sentence
     assert firsts >= 2
+
+
+def test_a_placeholder_with_no_words_around_it_is_listed_unanswered(small_recommender):
+    from recommender.documents.read import read_document
+
+    document = read_document(b"A title\n\nDense retrieval embeds questions and passages [CIT].\n\n$x$ [CIT]\n", "a.md")
+    places = DocumentReviewer(small_recommender).review(document).places
+    assert len(places) == 2 and places[0].suggestions and not places[1].suggestions
