@@ -27,8 +27,8 @@ def canary(folder: Path) -> tuple[Path, str]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "secret.tex").write_text(f"The server's secret {token} shows what graphs do \\cite{{?}}.\n",
                                        encoding="utf-8")  # a placeholder: its context is in every review
-    (folder / "secret.bib").write_text(f"@article{{{token}, title={{{token}}}, author={{Secret, A.}}, year={{2020}}}}\n",
-                                       encoding="utf-8")
+    (folder / "secret.bib").write_text(
+        f"@article{{{token}, title={{{token}}}, author={{Secret, A.}}, year={{2020}}}}\n", encoding="utf-8")
     return folder / "secret.tex", token
 
 
@@ -68,8 +68,8 @@ def outside_includes(folder: Path, secret: Path) -> Path:
     up = "../" * len(folder.resolve().parts) + str(secret.resolve()).lstrip("/")
     (folder / "link.tex").symlink_to(secret.resolve())
     (folder / "linked.bib").symlink_to(secret.with_suffix(".bib").resolve())
-    body = (f"{SENTENCE} \\cite{{x}}\\nocite{{*}}\n\n\\input{{{secret.resolve()}}}\n\\input{{{up}}}\n\\include{{{up[:-4]}}}\n"
-            "\\input{link}\n\\input{/etc/hostname}\n")
+    body = (f"{SENTENCE} \\cite{{x}}\\nocite{{*}}\n\n\\input{{{secret.resolve()}}}\n\\input{{{up}}}\n"
+            f"\\include{{{up[:-4]}}}\n\\input{{link}}\n\\input{{/etc/hostname}}\n")
     bibs = (f"\\bibliography{{{secret.with_suffix('').resolve()},{up[:-4]},linked}}\n"
             f"\\addbibresource{{{secret.with_suffix('.bib').resolve()}}}\n")
     path = folder / "main.tex"

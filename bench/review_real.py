@@ -15,7 +15,8 @@ Reported, per data set: the removed papers found in `missing` (top 10, R@10); th
 the citation goes (the removed sentence with [CIT], the paper's title and abstract: the ceiling); their ratio,
 with a bootstrap interval over submissions; the share of removed sentences flagged as uncited claims; the cited
 papers wrongly listed as missing (must be 0); flags on other sentences per 1,000 words of them (false alarms);
-seconds per review. `--index` should be the full ACM-CR index (`python -m recommender index
+the references of corpus papers matched to them, and references matched to a wrong paper; seconds per review.
+`--index` should be the full ACM-CR index (`python -m recommender index
 ../shared/data/acm-cr/corpus.jsonl.gz --out DIR`, about 36 minutes of embedding on 2 cores).
 """
 from __future__ import annotations
@@ -176,7 +177,8 @@ def _ids(value) -> list[str]:
     return value if isinstance(value, list) else json.loads(value.replace("'", '"'))
 
 
-def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry, names, folder: Path) -> list[dict]:
+def review_all(reviewer: DocumentReviewer, submissions: list[Submission], corpus: set[str], entry, names,
+               folder: Path) -> list[dict]:
     rows = []
     for submission in submissions:
         path = folder / (re.sub(r'[^\w.-]', '_', submission.name) + '.txt')
@@ -203,8 +205,9 @@ def review_all(reviewer: DocumentReviewer, submissions: list[Submission], entry,
                                                                                      ceiling_lists)),
             "flagged": len(hit_flags), "cited_in_missing": sum(pid in cited for pid in missing),
             "false_flags": len(false_flags), "other_words": other_words, "seconds": seconds,
-            "references": len(document.references),
-            "matched": sum(1 for pid in report.matches if pid),
+            "references": sum(pid in corpus for pid in cited),  # entries of corpus papers
+            "matched": sum(pid in report.matches for pid in cited if pid in corpus),
+            "wrong_matches": sum(1 for pid in report.matches if pid and pid not in cited),
         })
     return rows
 
@@ -231,12 +234,14 @@ def summarise(rows: list[dict], samples: int = 2000) -> dict:
         "papers": len(papers), "reviews": len(rows), "removed": removed,
         "missing_r@10": found / max(removed, 1), "ceiling_r@10": ceiling / max(removed, 1),
         "ratio": found / max(ceiling, 1),
-        "ratio_interval_95": [float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))] if ratios else None,
+        "ratio_interval_95": ([float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))]
+                              if ratios else None),
         "flagged": sum(r["flagged"] for r in rows) / max(removed, 1),
         "cited_in_missing": sum(r["cited_in_missing"] for r in rows),
         "false_flags_per_1000_words": 1000 * sum(r["false_flags"] for r in rows) / max(sum(r["other_words"]
                                                                                             for r in rows), 1),
         "reference_recall": sum(r["matched"] for r in rows) / max(sum(r["references"] for r in rows), 1),
+        "wrong_reference_matches": sum(r["wrong_matches"] for r in rows),
         "seconds_per_review": float(np.mean([r["seconds"] for r in rows])),
         "rows": rows,
     }
@@ -277,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             for submission in submissions:
                 remove_citations(submission, set(records), rng)
             with tempfile.TemporaryDirectory() as folder:
-                rows += review_all(reviewer, [s for s in submissions if s.removed], entry, names, Path(folder))
+                rows += review_all(reviewer, [s for s in submissions if s.removed], set(records), entry, names,
+                                   Path(folder))
         results[name] = summarise(rows)
         summary = {k: v for k, v in results[name].items() if k != "rows"}
         print(name, json.dumps(summary, indent=1))

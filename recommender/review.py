@@ -27,13 +27,16 @@ CONTEXT_WINDOW: int | None = None
 # costs time in proportion to the document, however long its paragraphs)
 CONTEXT_CHARS = 1_500
 MISSING_K = 10  # papers in the "missing" list
-MAX_CLAIMS_ASKED = 30  # uncited claims (likeliest first) asked in local mode; the others show their nearest papers
+MAX_CLAIMS_ASKED = 30  # uncited sentences (likeliest first) asked in local mode: the missing list's evidence
 EVIDENCE_SENTENCES = 2_000  # uncited sentences asked of the corpus (the first ones); the rest judged by cues alone
 # A sentence's suggestions share its belief (1 for a placeholder, the claim score for a claim) by a softmax of
-# their scores at this temperature: a clear winner takes most of it, a close race spreads it
-# (bench/review_real.py on ACM-CR development papers).
-SHARE_TEMPERATURE = 0.05
+# their scores at this temperature: a clear winner takes most of it, a close race spreads it. This, MIN_EVIDENCE
+# and TOPIC_WEIGHT were chosen on half the ACM-CR development papers and checked on the other half
+# (bench/review_real.py; docs/benchmarks.md, "Reviewer check on real papers").
+SHARE_TEMPERATURE = 0.02
 MIN_EVIDENCE = 0.05  # below this, what sentences say of a paper is no evidence; the document's topic fills in
+TOPIC_DEPTH = 100  # papers of the whole document's query that weigh a sentence's evidence by their score there
+TOPIC_WEIGHT = 2.0  # how much more a paper counts at the top of that list
 MAX_HOMES = 50  # body passages a paper may be placed in when the document has no citation place or claim
 
 
@@ -72,6 +75,7 @@ class UncitedClaim:
     score: float
     suggestions: list[Suggestion] = field(default_factory=list)
     asked: bool = False  # the suggestions come from a local-mode query (else: the nearest papers in meaning)
+    ranked: list[Suggestion] = field(default_factory=list)  # that query's answer, MISSING_K long: the evidence
 
     def to_dict(self) -> dict:
         return {**self.passage.where, "sentence": self.sentence, "score": round(self.score, 4),
@@ -218,9 +222,10 @@ class DocumentReviewer:
                                           [Suggestion(index.ids[p], index.titles[p], float(c))
                                            for p, c in zip(positions[:k], cosines[:k])]))
         asked = sorted(sentences, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
-        answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in asked], cited, k)
+        answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in asked], cited,
+                               max(k, MISSING_K))
         for claim, answer in zip(asked, answers):
-            claim.suggestions, claim.asked = answer, True
+            claim.suggestions, claim.ranked, claim.asked = answer[:k], answer, True
         claims = [claim for claim in sentences if claim.score >= CLAIM_THRESHOLD]
         if len(claims) > MAX_CLAIMS:
             notices.append(f"{len(claims):,} sentences read like uncited claims; the {MAX_CLAIMS:,} likeliest are "
@@ -237,8 +242,7 @@ class DocumentReviewer:
         found: dict[str, Evidence] = {}
         sources = [(place.context, 1.0, place.passage, place.suggestions)
                    for place in report.places if place.marker.placeholder and place.suggestions]
-        sources += [(claim.sentence, claim.score, claim.passage, claim.suggestions)
-                    for claim in asked if claim.suggestions]
+        sources += [(claim.sentence, claim.score, claim.passage, claim.ranked) for claim in asked if claim.ranked]
         for sentence, belief, passage, suggestions in sources:
             scores = np.array([s.score for s in suggestions], dtype=np.float64)
             shares = np.exp((scores - scores.max()) / SHARE_TEMPERATURE)
@@ -251,15 +255,22 @@ class DocumentReviewer:
                     rival = scores[1] if rank == 0 and len(scores) > 1 else scores[0]
                     evidence.best, evidence.sentence, evidence.passage = float(share), sentence, passage
                     evidence.claim_score, evidence.margin = belief, float(scores[rank] - rival)
+        index = self.recommender.index
+        topic: list[str] = []
+        if document.title or document.abstract:
+            query = Query(title=document.title, abstract=document.abstract, k=TOPIC_DEPTH, exclude=cited,
+                          diversity=0.0)
+            ranking = self.recommender.rank(query, self.config)
+            topic = [index.ids[p] for p in ranking.positions]
+            top = float(ranking.scores[0]) if len(ranking.scores) else 1.0
+            for pid, score in zip(topic, ranking.scores):  # on the document's topic: the evidence weighs more
+                if pid in found:
+                    found[pid].strength *= 1.0 + TOPIC_WEIGHT * float(score) / max(top, 1e-9)
         chosen = sorted((pid for pid, e in found.items() if e.strength >= MIN_EVIDENCE),
                         key=lambda pid: -found[pid].strength)[:k]
-        index = self.recommender.index
-        if len(chosen) < k and (document.title or document.abstract):
-            query = Query(title=document.title, abstract=document.abstract, k=k, exclude=cited, diversity=0.0)
-            ranking = self.recommender.rank(query, self.config)
-            topical = [index.ids[p] for p in ranking.positions if index.ids[p] not in chosen][:k - len(chosen)]
-            found.update({pid: Evidence() for pid in topical})
-            chosen += topical
+        topical = [pid for pid in topic if pid not in chosen][:k - len(chosen)]
+        found.update({pid: Evidence() for pid in topical})
+        chosen += topical
         homes = self._homes(report, [pid for pid in chosen if found[pid].passage is None])
         missing = []
         for pid in chosen:

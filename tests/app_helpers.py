@@ -7,6 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 120  # the first run loads the language models
+PASSWORD = "correct horse battery staple"  # the lab's password in the login tests
+SUBMIT = "FormSubmitter:login-Enter"
 
 
 def open_app(page: str | None = None, **params: str) -> AppTest:
@@ -27,5 +29,23 @@ def ask(at: AppTest, title: str, text: str, **widgets) -> AppTest:
     for key, value in widgets.items():
         at.slider(key=key).set_value(value)
     at.button(key="FormSubmitter:query_form-Recommend").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def locked_app(**params: str) -> AppTest:
+    """The app with a lab password set (and URL query parameters), run once: its login page."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["citrec"] = {"password": PASSWORD}
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def log_in(at: AppTest, password: str) -> AppTest:
+    """Enter `password` in the login form."""
+    at.text_input(key="login_password").input(password)
+    at.button(key=SUBMIT).click().run()
     assert not at.exception, at.exception
     return at

@@ -4,30 +4,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import APP, TIMEOUT
+from app_helpers import APP, PASSWORD, TIMEOUT, locked_app, log_in
 
 ROOT = Path(APP).parent
 
-PASSWORD = "correct horse battery staple"
-SUBMIT = "FormSubmitter:login-Enter"
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py")
                if "access.require()" in p.read_text(encoding="utf-8"))
 
 
-def locked_app(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.secrets["citrec"] = {"password": PASSWORD}
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def log_in(at: AppTest, password: str) -> AppTest:
-    at.text_input(key="login_password").input(password)
-    at.button(key=SUBMIT).click().run()
-    assert not at.exception, at.exception
-    return at
 
 
 def shows_a_page(at: AppTest) -> bool:

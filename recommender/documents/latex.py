@@ -10,7 +10,6 @@ numbers refer to the source with them resolved (`Document.source_text`).
 """
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field, replace
 

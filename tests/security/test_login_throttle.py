@@ -11,13 +11,11 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import APP, TIMEOUT
+from app_helpers import PASSWORD, locked_app, log_in
 from pages.ui import login_throttle
 from pages.ui.login_throttle import (FIRST_DELAY_S, LOCKOUT_S, MAX_DELAY_S, MAX_FAILURES, WINDOW_S,
                                      LoginThrottle, Wait)
 
-PASSWORD = "correct horse battery staple"
-SUBMIT = "FormSubmitter:login-Enter"
 
 
 class Clock:
@@ -178,19 +176,6 @@ def clock(monkeypatch, context) -> Clock:
     return clock
 
 
-def locked_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.secrets["citrec"] = {"password": PASSWORD}
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def log_in(at: AppTest, password: str) -> AppTest:
-    at.text_input(key="login_password").input(password)
-    at.button(key=SUBMIT).click().run()
-    assert not at.exception, at.exception
-    return at
 
 
 def messages(at: AppTest) -> list[str]:
