@@ -263,11 +263,13 @@ class DocumentReviewer:
             ranking = self.recommender.rank(query, self.config)
             topic = [index.ids[p] for p in ranking.positions]
             top = float(ranking.scores[0]) if len(ranking.scores) else 1.0
-            for pid, score in zip(topic, ranking.scores):  # on the document's topic: the evidence weighs more
-                if pid in found:
-                    found[pid].strength *= 1.0 + TOPIC_WEIGHT * float(score) / max(top, 1e-9)
+            on_topic = {pid: float(score) / max(top, 1e-9) for pid, score in zip(topic, ranking.scores)}
+            for pid, evidence in found.items():  # evidence for a paper on the document's topic weighs more
+                evidence.strength *= 1.0 + TOPIC_WEIGHT * on_topic.get(pid, 0.0)
         chosen = sorted((pid for pid, e in found.items() if e.strength >= MIN_EVIDENCE),
                         key=lambda pid: -found[pid].strength)[:k]
+        for evidence in found.values():
+            evidence.strength /= 1.0 + TOPIC_WEIGHT if topic else 1.0  # back to a belief in [0, 1]
         topical = [pid for pid in topic if pid not in chosen][:k - len(chosen)]
         found.update({pid: Evidence() for pid in topical})
         chosen += topical
