@@ -28,6 +28,7 @@ CONTEXT_WINDOW: int | None = None
 CONTEXT_CHARS = 1_500
 MISSING_K = 10  # papers in the "missing" list
 MAX_CLAIMS_ASKED = 30  # uncited sentences (likeliest first) asked in local mode: the missing list's evidence
+MAX_ASKED_PER_PAPER = 3  # of them, sentences whose nearest paper is the same (near-duplicates use up no more)
 EVIDENCE_SENTENCES = 2_000  # uncited sentences asked of the corpus (the first ones); the rest judged by cues alone
 # A sentence's suggestions share its belief (1 for a placeholder, the claim score for a claim) by a softmax of
 # their scores at this temperature: a clear winner takes most of it, a close race spreads it. This, MIN_EVIDENCE
@@ -221,7 +222,12 @@ class DocumentReviewer:
             sentences.append(UncitedClaim(passage, sentence, float(score),
                                           [Suggestion(index.ids[p], index.titles[p], float(c))
                                            for p, c in zip(positions[:k], cosines[:k])]))
-        asked = sorted(sentences, key=lambda claim: -claim.score)[:MAX_CLAIMS_ASKED]
+        asked, per_paper = [], {}
+        for claim in sorted(sentences, key=lambda claim: -claim.score):
+            nearest_id = claim.suggestions[0].paper_id if claim.suggestions else ""
+            if len(asked) < MAX_CLAIMS_ASKED and per_paper.get(nearest_id, 0) < MAX_ASKED_PER_PAPER:
+                asked.append(claim)
+                per_paper[nearest_id] = per_paper.get(nearest_id, 0) + 1
         answers = self.suggest(document, [f"{claim.sentence} {CITATION_MARK}" for claim in asked], cited,
                                max(k, MISSING_K))
         for claim, answer in zip(asked, answers):

@@ -152,6 +152,15 @@ def test_several_claims_in_one_paragraph_each_get_their_citation():
     assert "Section~\\ref{sec:cat})~\\cite{c}. Is it $x$~\\cite{d,a}?" in filled
 
 
+def test_a_sentence_written_twice_is_cited_at_each_copy_in_turn():
+    tex = "\\begin{document}\nThe SMART system ranks documents. The SMART system ranks documents.\n\\end{document}\n"
+    sentence = "The SMART system ranks documents."
+    filled, lost = cite_after_sentences(tex, [sentence, sentence], [["a"], ["b"]], lines=[2, 2])
+    assert lost == [] and "documents~\\cite{a}. The SMART system ranks documents~\\cite{b}." in filled
+    filled, lost = cite_after_sentences(tex, [sentence] * 3, [["a"], ["b"], ["c"]], lines=[2, 2, 2])
+    assert lost == [sentence] and "\\cite{c}" not in filled  # a third copy that is not there is said, not merged
+
+
 def test_a_sentence_not_in_the_source_is_left_out_and_said():
     filled, lost = cite_after_sentences(TEX, ["BM25 weights terms badly.", "BM25 weights term"], [["a"], ["b"]])
     assert filled == TEX and lost == ["BM25 weights terms badly.", "BM25 weights term"]  # a part of a word: no

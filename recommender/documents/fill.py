@@ -81,16 +81,18 @@ def cite_after_sentences(tex: str, sentences: list[str], keys: list[list[str]],
     flat, where = _letters_of_source(tex)
     line_starts = [0] + [m.end() for m in re.finditer("\n", tex)]
     inserts: dict[int, list[str]] = {}
+    taken: set[int] = set()  # sentences already cited: a sentence written twice is cited at each copy in turn
     not_found = []
     for n, sentence, chosen in wanted:
         line = lines[n] if lines is not None else None
         start = bisect_left(where, line_starts[line - 1]) if line and 0 < line <= len(line_starts) else 0
-        span = _find(tex, flat, where, _letters(_COMMAND_RE.sub("", sentence)), start)
+        span = _find(tex, flat, where, _letters(_COMMAND_RE.sub("", sentence)), start, taken)
         if span is None and start:
-            span = _find(tex, flat, where, _letters(_COMMAND_RE.sub("", sentence)), 0)
+            span = _find(tex, flat, where, _letters(_COMMAND_RE.sub("", sentence)), 0, taken)
         if span is None:
             not_found.append(sentence)
             continue
+        taken.add(span[0])
         inserts.setdefault(_insertion_point(tex, span[1]), []).extend(chosen)
     pieces, cursor = [], 0
     for point in sorted(inserts):
@@ -136,14 +138,17 @@ def _add_letters(code: str, start: int, end: int, offset: int, flat: list[str], 
                 where.append(i)
 
 
-def _find(tex: str, flat: str, where: list[int], target: str, start: int) -> tuple[int, int] | None:
-    """The source span (first letter, one past the last) of `target` in `flat` from `start`, at word boundaries."""
+def _find(tex: str, flat: str, where: list[int], target: str, start: int,
+          taken: set[int]) -> tuple[int, int] | None:
+    """The source span (first letter, one past the last) of `target` in `flat` from `start`, at word boundaries,
+    not starting at a position in `taken`."""
     if not target:
         return None
     found = flat.find(target, start)
     while found >= 0:
         first, last = where[found], where[found + len(target) - 1]
-        if not (first > 0 and tex[first - 1].isalnum()) and not (last + 1 < len(tex) and tex[last + 1].isalnum()):
+        if first not in taken and not (first > 0 and tex[first - 1].isalnum()) and \
+                not (last + 1 < len(tex) and tex[last + 1].isalnum()):
             return first, last + 1
         found = flat.find(target, found + 1)
     return None
