@@ -9,6 +9,25 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 120  # the first run loads the language models
 PASSWORD = "correct horse battery staple"  # the lab's password in the login tests
 SUBMIT = "FormSubmitter:login-Enter"
+# A LaTeX draft for the Reviewer check's whole-draft tests: a cited sentence and a placeholder; each test ends it
+# with an uncited claim (`draft(claim)`).
+DRAFT_HEAD = r"""\documentclass{article}
+\title{Recommending citations for scientific drafts}
+\begin{document}
+\maketitle
+\begin{abstract}
+We suggest references for a draft from its abstract and from the passages that need a citation.
+\end{abstract}
+\section{Introduction}
+Drafts embedded by a neural encoder find related papers \cite{lovelace2010}.
+A passage with a citation placeholder is matched against candidate papers to suggest the reference \cite{?}.
+
+"""
+
+
+def draft(claim: str) -> str:
+    """DRAFT_HEAD, then `claim` as its last paragraph, and the end of the document."""
+    return DRAFT_HEAD + claim + "\n\\bibliography{refs}\n\\end{document}\n"
 
 
 def open_app(page: str | None = None, **params: str) -> AppTest:

@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from app_helpers import draft
 from browser import HAS_CHROMIUM, chromium, serve, settle
 
-DRAFT = r"""\documentclass{article}
-\title{Recommending citations for scientific drafts}
-\begin{document}
-\maketitle
-\begin{abstract}
-We suggest references for a draft from its abstract and from the passages that need a citation.
-\end{abstract}
-\section{Introduction}
-Drafts embedded by a neural encoder find related papers \cite{lovelace2010}.
-A passage with a citation placeholder is matched against candidate papers to suggest the reference \cite{?}.
-
-The BM25 ranking function has been shown to weight term frequency and document length well for ad hoc retrieval.
-\bibliography{refs}
-\end{document}
-"""
+DRAFT = draft("The BM25 ranking function has been shown to weight term frequency and document length well for ad "
+              "hoc retrieval.")
 BIB = """@inproceedings{lovelace2010, title={Neural citation recommendation from paper abstracts},
   author={Lovelace, Ada and Turing, Alan}, booktitle={JCDL}, year={2010}}
 """

@@ -3,7 +3,7 @@ whole LaTeX draft's uncited claims get suggestions that are accepted into the ex
 import random
 import re
 
-from app_helpers import open_app
+from app_helpers import draft, open_app
 
 PAGE = "pages/reviewer_check.py"
 TITLE = "Recommending citations for scientific drafts"
@@ -96,22 +96,8 @@ def test_a_binary_upload_is_refused_with_a_message(app_env):
 
 # --------------------------------------------------------------------------- whole draft
 
-DRAFT = r"""\documentclass{article}
-\title{Recommending citations for scientific drafts}
-\begin{document}
-\maketitle
-\begin{abstract}
-We suggest references for a draft from its abstract and from the passages that need a citation.
-\end{abstract}
-\section{Introduction}
-Drafts embedded by a neural encoder find related papers \cite{lovelace2010}.
-A passage with a citation placeholder is matched against candidate papers to suggest the reference \cite{?}.
-
-The BM25 ranking function has been shown to weight term frequency
-and document   length well for \emph{ad hoc} retrieval.
-\bibliography{refs}
-\end{document}
-"""
+DRAFT = draft("The BM25 ranking function has been shown to weight term frequency\n"
+              r"and document   length well for \emph{ad hoc} retrieval.")
 DRAFT_BIB = b"""@inproceedings{lovelace2010, title={Neural citation recommendation from paper abstracts},
   author={Lovelace, Ada and Turing, Alan}, booktitle={JCDL}, year={2010}}
 """
