@@ -100,43 +100,47 @@ class FolderProject(LatexProject):
         super().__init__(main_file.name)
         self.folder = main_file.parent.resolve()
         self.may_leave = outside
-        self.tex_bytes = self.bib_bytes = 0
+        self.sizes = {".tex": 0, ".bib": 0}  # bytes read, by project_kind
+        self.texts: dict[Path, str | None] = {}  # each file read once, however often it is included
 
     def _read(self, path: str) -> str | None:
         try:
             target = (self.folder / path).resolve()
             if not self.may_leave and not target.is_relative_to(self.folder):  # a link pointing out of the folder
                 raise Outside(path)
+            if target in self.texts:
+                return self.texts[target]
             if not target.is_file():
                 return None
             size = target.stat().st_size
         except (OSError, RuntimeError):  # unreadable, or a loop of links
             return None
-        if path.casefold().endswith(".tex") or not path.casefold().endswith((".bib", ".bbl")):
-            self.tex_bytes += size
-            _check(self.tex_bytes, MAX_PROJECT_TEX_BYTES, ".tex files")
-        else:
-            self.bib_bytes += size
-            _check(self.bib_bytes, MAX_PROJECT_BIB_BYTES, ".bib and .bbl files")
+        kind = project_kind(path) or ".tex"  # \input{macros.sty} counts with the .tex files
+        self.sizes[kind] += size
+        check_project_size(self.sizes[kind], "project", kind)
         try:
-            return decode(target.read_bytes(), path)
+            self.texts[target] = decode(target.read_bytes(), path)
         except OSError:
-            return None
+            self.texts[target] = None
+        return self.texts[target]
 
 
-def check_project_size(size: int, what: str, suffix: str) -> None:
-    """DocumentError when a project's files of one kind (`suffix`: ".tex", or ".bib" for .bib and .bbl) exceed
-    their limit; `what`: "zip" or "archive"."""
-    if suffix == ".tex":
-        _check(size, MAX_PROJECT_TEX_BYTES, f"The {what}'s .tex files")
-    else:
-        _check(size, MAX_PROJECT_BIB_BYTES, f"The {what}'s .bib and .bbl files")
+def project_kind(name: str) -> str:
+    """".tex" for a LaTeX file of a project, ".bib" for its .bib and .bbl files, "" for the rest."""
+    suffix = posixpath.splitext(name)[1].casefold()
+    if "__MACOSX" in name or suffix not in (".tex", ".bib", ".bbl"):
+        return ""
+    return ".tex" if suffix == ".tex" else ".bib"
 
 
-def _check(size: int, limit: int, what: str) -> None:
+def check_project_size(size: int, what: str, kind: str) -> None:
+    """DocumentError when a project's files of one kind (`project_kind`) come to more than their limit; `what`:
+    "zip", "archive" or "project"."""
+    limit, files = ((MAX_PROJECT_TEX_BYTES, ".tex files") if kind == ".tex" else
+                    (MAX_PROJECT_BIB_BYTES, ".bib and .bbl files"))
     if size > limit:
-        raise DocumentError(f"{what[0].upper()}{what[1:]} come to more than {megabytes(limit)} (the limit for one "
-                            "LaTeX project); leave out generated or data files and try again.")
+        raise DocumentError(f"The {what}'s {files} come to more than {megabytes(limit)} (the limit for one LaTeX "
+                            "project); leave out generated or data files and try again.")
 
 
 def _join(base: str, name: str) -> str:

@@ -24,7 +24,7 @@ from .errors import DocumentError
 from .limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_PROJECT_BIB_BYTES, MAX_TEXT_CHARS, check,
                      megabytes)
 from .model import Document
-from .project import ArchiveProject, FolderProject, check_project_size
+from .project import ArchiveProject, FolderProject, check_project_size, project_kind
 
 LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
@@ -150,9 +150,9 @@ def _read_latex_project(archive: zipfile.ZipFile, bibs: list[str]) -> Document:
     if len(members) > MAX_ARCHIVE_MEMBERS:
         raise DocumentError(f"The zip holds {len(members):,} files; a LaTeX project has far fewer "
                             f"(up to {MAX_ARCHIVE_MEMBERS:,} are read).")
-    wanted = [info for info in members if _project_kind(info.filename)]
+    wanted = [info for info in members if project_kind(info.filename)]
     for kind in (".tex", ".bib"):  # the sizes the zip declares, which reading it holds to
-        check_project_size(sum(info.file_size for info in wanted if _project_kind(info.filename) == kind), "zip",
+        check_project_size(sum(info.file_size for info in wanted if project_kind(info.filename) == kind), "zip",
                            kind)
     files = {}
     for info in wanted:
@@ -177,7 +177,7 @@ def _read_tar(data: bytes, bibs: list[str]) -> Document:
                 if members > MAX_ARCHIVE_MEMBERS:
                     raise DocumentError(f"The archive holds more than {MAX_ARCHIVE_MEMBERS:,} files; a LaTeX "
                                         "project has far fewer.")
-                kind = _project_kind(info.name)
+                kind = project_kind(info.name)
                 if not kind:
                     continue
                 sizes[kind] += info.size  # the size in the member's header, which reading it holds to
@@ -202,14 +202,6 @@ class _Capped:
             raise DocumentError(f"The archive unpacks to more than {megabytes(self.limit)}; that is no LaTeX "
                                 "project.")
         return chunk
-
-
-def _project_kind(name: str) -> str:
-    """".tex" for a LaTeX file of a project, ".bib" for its .bib and .bbl files, "" for the rest."""
-    suffix = posixpath.splitext(name)[1].casefold()
-    if "__MACOSX" in name or suffix not in (".tex", ".bib", ".bbl"):
-        return ""
-    return ".tex" if suffix == ".tex" else ".bib"
 
 
 def _latex_project(files: dict[str, str], bibs: list[str], what: str) -> Document:
