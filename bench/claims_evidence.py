@@ -28,8 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.claims import is_development, labelled_sentences
-from recommender import claims
-from recommender.claims import CLAIM_THRESHOLD, ClaimScorer
+from recommender.claims import CLAIM_THRESHOLD, EVIDENCE_WEIGHTS, ClaimScorer, corpus_evidence
 from recommender.recommender import Recommender
 from recommender.review import PLACE_K
 
@@ -59,11 +58,9 @@ def sentences(data: Path, recommender: Recommender) -> list[dict]:
 
 
 def scores(rows: list[dict], *weights: float) -> np.ndarray:
-    """Claim scores with the corpus evidence weighed by `weights` (GRID's order), as `claims.corpus_evidence`."""
-    closeness, close, paraphrase, paraphrase_cosine, distinct, distinct_margin = weights
-    logits = np.array([math.log(r["cue"] / (1 - r["cue"])) + closeness * (r["closeness"] - close)
-                       + paraphrase * max(0.0, r["closeness"] - paraphrase_cosine)
-                       + distinct * max(0.0, r["margin"] - distinct_margin) for r in rows])
+    """Claim scores with the corpus evidence weighed by `weights` (GRID's order, as `claims.EVIDENCE_WEIGHTS`)."""
+    logits = np.array([math.log(r["cue"] / (1 - r["cue"])) + corpus_evidence(r["closeness"], r["margin"], weights)
+                       for r in rows])
     return 1 / (1 + np.exp(-logits))
 
 
@@ -103,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if found["false_flags_per_1000_words"] <= cues_only["false_flags_per_1000_words"] and \
                 found["flagged_positives"] > best_recall:
             best, best_recall = weights, found["flagged_positives"]
-    shipped = (claims.CLOSENESS_WEIGHT, claims.CLOSE_COSINE, claims.PARAPHRASE_WEIGHT, claims.PARAPHRASE_COSINE,
-               claims.DISTINCT_WEIGHT, claims.DISTINCT_MARGIN)
+    shipped = EVIDENCE_WEIGHTS
     report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
               "sentences": {"tune": len(tune), "check": len(check)},
               "positives": {"tune": sum(r["positive"] for r in tune), "check": sum(r["positive"] for r in check)},

@@ -151,22 +151,22 @@ _WEIGHTS = {"bias": -0.7, "attribution": 0.7, "prior_work": 0.8, "pointer": 1.2,
             "reported_verb": 0.1, "year": 0.5, "named_method": 0.2, "own_work": -0.2, "furniture": -1.4,
             "math": -0.1, "length": 0.4}
 CLAIM_THRESHOLD = 0.4  # best F0.5 (precision counted twice) on the development papers
-# What the corpus says of a sentence, added to the logit: how far the cosine of its nearest paper lies above (or
-# below) CLOSE_COSINE, much more past PARAPHRASE_COSINE, where a sentence all but paraphrases one paper, and its
-# margin over the next paper past DISTINCT_MARGIN (it describes that one paper, not a topic). A sentence that
-# describes a corpus paper closely and distinctively reads as needing a citation, cue words or not; one far from
-# every paper is less likely to lack a citation of this corpus. Chosen on half the ACM-CR development papers (the
-# most cited sentences flagged with no more flags on the others than the cues alone), checked on the other half
-# (bench/claims_evidence.py).
-CLOSENESS_WEIGHT, CLOSE_COSINE = 1.0, 0.65
-PARAPHRASE_WEIGHT, PARAPHRASE_COSINE = 40.0, 0.7
-DISTINCT_WEIGHT, DISTINCT_MARGIN = 10.0, 0.1
+# What the corpus says of a sentence, added to the logit (`corpus_evidence`): how far the cosine of its nearest
+# paper lies above (or below) a "close" cosine, much more past a "paraphrase" cosine, where a sentence all but
+# paraphrases one paper, and its margin over the next paper past a "distinct" margin (it describes that one paper,
+# not a topic). A sentence that describes a corpus paper closely and distinctively reads as needing a citation,
+# cue words or not; one far from every paper is less likely to lack a citation of this corpus. Chosen on half the
+# ACM-CR development papers (the most cited sentences flagged with no more flags on the others than the cues
+# alone), checked on the other half (bench/claims_evidence.py). In order: close weight, close cosine, paraphrase
+# weight, paraphrase cosine, distinct weight, distinct margin.
+EVIDENCE_WEIGHTS = (1.0, 0.65, 40.0, 0.7, 10.0, 0.1)
 
 
-def corpus_evidence(closeness: float, margin: float) -> float:
+def corpus_evidence(closeness: float, margin: float, weights: tuple[float, ...] = EVIDENCE_WEIGHTS) -> float:
     """What a sentence's nearest paper (its cosine, and its margin over the next) adds to the claim logit."""
-    return (CLOSENESS_WEIGHT * (closeness - CLOSE_COSINE) + PARAPHRASE_WEIGHT * max(0.0, closeness - PARAPHRASE_COSINE)
-            + DISTINCT_WEIGHT * max(0.0, margin - DISTINCT_MARGIN))
+    close_weight, close, paraphrase_weight, paraphrase, distinct_weight, distinct = weights
+    return (close_weight * (closeness - close) + paraphrase_weight * max(0.0, closeness - paraphrase)
+            + distinct_weight * max(0.0, margin - distinct))
 
 
 class ClaimScorer:

@@ -250,7 +250,8 @@ def format_review(report) -> str:
         lines.append("\nUncited claims:")
         for claim in report.uncited:
             lines.append(f"   [{_where(claim.passage)}] {claim.score:.2f}  {safe(claim.sentence, TEXT_CHARS)}")
-            lines += [f"         may lack: {safe(s.title)}  ({safe(s.paper_id, NAME_CHARS)})" for s in claim.suggestions[:3]]
+            lines += [f"         may lack: {safe(s.title)}  ({safe(s.paper_id, NAME_CHARS)})"
+                      for s in claim.suggestions[:3]]
     lines.append("\nLikely missing:" if report.missing else "\nNothing missing was found.")
     for paper in report.missing:
         where = f"  [{_where(paper.passage)}]" if paper.passage else ""
