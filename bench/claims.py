@@ -1,10 +1,10 @@
-"""Uncited claims: does `recommender.claims` pick out the sentences that authors cite?
+"""Uncited claims: does `recommender.review.claims` pick out the sentences that authors cite?
 
     python -m bench.claims [DATA] [--json OUT] [--tune]
 
 DATA is the unarXive sample (default ../shared/data/unarxive-sample). Labelled sentences are made at run time,
 never stored: every paragraph of `queries.jsonl.gz` (one copy per paper) is split with
-`recommender.claims.split_sentences`; a sentence holding a citation (a `[CIT]`, or a `\\cite{...}` that
+`recommender.review.claims.split_sentences`; a sentence holding a citation (a `[CIT]`, or a `\\cite{...}` that
 unarXive left unlinked) is positive, the paragraph's other sentences are negative. The markers, and the
 brackets and "see also" they leave empty, are removed before a sentence is scored, and cross-references
 ("Theorem REF") read "Theorem 1" as in a real draft. Sentences of fewer than three words are left out.
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score, precision_recall_fscore_support
 
-from recommender.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
+from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 
 DEFAULT_DATA = Path("../shared/data/unarxive-sample")
 _CITATION = re.compile(r"\[CIT\]|\\cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*)*\{[^}]*\}")

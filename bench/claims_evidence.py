@@ -1,4 +1,4 @@
-"""Uncited claims that ask the corpus: the closeness weights of `recommender.claims`, chosen and checked on ACM-CR.
+"""Uncited claims that ask the corpus: the closeness weights of `recommender.review.claims`, chosen and checked on ACM-CR.
 
     python -m bench.claims_evidence --index /work/idx/acm-full [--data ../shared/data]
 
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from bench.claims import is_development, labelled_sentences
-from recommender.claims import CLAIM_THRESHOLD, EVIDENCE_WEIGHTS, ClaimScorer, corpus_evidence
-from recommender.recommender import Recommender
-from recommender.review import PLACE_K
+from recommender.review.claims import CLAIM_THRESHOLD, EVIDENCE_WEIGHTS, ClaimScorer, corpus_evidence
+from recommender.pipeline.recommender import Recommender
+from recommender.review.document import PLACE_K
 
 GRID = {"closeness": [0.0, 1.0, 2.0, 3.0, 4.0], "close": [0.5, 0.55, 0.6, 0.65, 0.7],
         "paraphrase": [0.0, 10.0, 20.0, 40.0, 80.0], "paraphrase_cosine": [0.65, 0.7, 0.75, 0.8],

@@ -15,7 +15,7 @@ Each scale's threshold (English: MiniLM cosine; multilingual: a non-English quer
 multilingual encoder; random strings are often taken for another language) is chosen on a tuning half of each
 kind (even positions; xl001-xl040 of the passages) to maximise balanced accuracy, the mean over kinds of the
 share judged right, and checked on the other half. The table gives how many queries of each kind
-`recommender.confidence` flags with its constants.
+`recommender.pipeline.confidence` flags with its constants.
 """
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ import numpy as np
 
 
 from pages.ui.demo import demo_papers, ensure_demo_index
-from recommender import confidence
+from recommender.pipeline import confidence
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 DATA = Path(__file__).resolve().parent / "data" / "confidence"
 SEED = 16
@@ -88,7 +88,7 @@ def other_language_queries() -> dict[str, list[Query]]:
 
 
 def top_closeness(engine: Recommender, query: Query) -> tuple[float, str, bool]:
-    """(best closeness of the ten results, its scale, flagged weak by recommender.confidence)."""
+    """(best closeness of the ten results, its scale, flagged weak by recommender.pipeline.confidence)."""
     report = confidence.assess(engine, query, engine.recommend(query))
     return report.best, report.scale, report.weak
 

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from recommender.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot
-from recommender.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
+from recommender.corpus.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot
+from recommender.corpus.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
 
 WORDS = ("citation graph retrieval ranking model encoder abstract paper corpus query dense sparse lexical neural "
          "evaluation benchmark recall precision reviewer draft context placeholder author venue year").split()

@@ -37,14 +37,14 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender import index_files
+from recommender.store import versions
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
-from recommender.gloss import WORDS_FILE as GLOSSARY
+from recommender.store.gloss import WORDS_FILE as GLOSSARY
 from recommender.index import build_index
-from recommender.loaders import load_corpus
+from recommender.corpus.loaders import load_corpus
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CORPUS = ROOT / "assets" / "demo_corpus.jsonl"
@@ -91,16 +91,16 @@ def seed(cache: Path, source: Path) -> None:
 def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], seed_cache: Path | None) -> Path:
     """Build (or reuse) a multilingual index of the corpus files, the demo corpus last."""
     source = {"files": [str(p.resolve()) for p in corpus_files],
-              "sha256": [index_files.sha256_of(p) for p in corpus_files], "samples": samples}
+              "sha256": [versions.sha256_of(p) for p in corpus_files], "samples": samples}
     try:
-        version = index_files.current_version(root)
-        manifest = index_files.read_manifest(version, verify=False)
+        version = versions.current_version(root)
+        manifest = versions.read_manifest(version, verify=False)
         if manifest.get("source") == source and manifest.get("multilingual") and (version / GLOSSARY).is_file():
             return root
-    except index_files.IndexError_:
+    except versions.IndexError_:
         pass
     if seed_cache and seed_cache.is_file():
-        seed(index_files.embedding_cache_path(root), seed_cache)
+        seed(versions.embedding_cache_path(root), seed_cache)
     papers, seen = [], set()
     for path in corpus_files:
         loaded = load_corpus(path).papers

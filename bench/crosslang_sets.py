@@ -30,7 +30,7 @@ from bench.crosslang import DEMO_CORPUS, QUERIES, ensure_index, read_queries
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 HARD = QUERIES.parent / "hard.jsonl"
 DEPTH = 100

@@ -20,9 +20,9 @@ from pathlib import Path
 from bench.crosslang import QUERIES, read_queries
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
-from recommender.gloss import Glossary
+from recommender.store.gloss import Glossary
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 LEXICAL = (0.0, 0.1, 0.2, 0.3)
 GLOSS = (0.0, 0.1, 0.2, 0.3, 0.4)

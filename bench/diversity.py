@@ -30,11 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender.authors import author_key
+from recommender.corpus.authors import author_key
 from recommender.config import METHODS, PipelineConfig
 from recommender.evaluation.metrics import ndcg_at, summarize
 from recommender.evaluation.queries import EvalQuery, queries_for_papers, queries_from_file, queries_from_split
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 K = 10
 WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3)

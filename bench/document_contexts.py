@@ -38,11 +38,11 @@ import numpy as np
 from bench.local_learning import POOL, SETS, CachedVectors, cached_pools, gain_interval, metrics
 from bench.pdf_writer import Draft, write_pdf
 from recommender.config import METHODS
-from recommender.encoders import get_encoder
-from recommender.index import Index
-from recommender.learned import load_head
-from recommender.local_features import LOCAL_FEATURES
-from recommender.recommender import Recommender
+from recommender.embedding.encoders import get_encoder
+from recommender.store.index import Index
+from recommender.pipeline.learned import load_head
+from recommender.pipeline.local_features import LOCAL_FEATURES
+from recommender.pipeline.recommender import Recommender
 from recommender.training.document_contexts import contexts_from_files, write_contexts
 from recommender.training.local import collect_pools, fit_pools, grouped_folds, pool_config, read_contexts
 

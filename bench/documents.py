@@ -33,7 +33,7 @@ from bench.pdf_writer import Draft, write_pdf
 from bench.references import FORMATTERS, distractors, entry_facts, load_corpus, split_name
 from recommender.documents.read import read_document
 from recommender.paper import Paper
-from recommender.references import ReferenceIndex
+from recommender.references.match import ReferenceIndex
 
 STYLES = {"acm": "numbered", "ieee": "numbered", "springer": "numbered", "apa": "author-year",
           "chicago": "author-year"}

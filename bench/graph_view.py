@@ -21,7 +21,7 @@ from playwright.sync_api import sync_playwright
 from pages.ui.demo import ensure_demo_index
 from pages.ui.graph_view import citation_graph, common_works, figure
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 QUERY = dict(title="Neural networks for text",
              abstract="Deep learning for text retrieval, language models, sentence embeddings and citation "

@@ -1,5 +1,5 @@
 """inCite's citation-tuned MiniLM (the ONNX file shipped in the `incite-app` package) as a sentence encoder with
-the interface of `recommender.encoders` (`name`, `dim`, `encode`), for benchmarks: it runs on ONNX Runtime and the
+the interface of `recommender.embedding.encoders` (`name`, `dim`, `encode`), for benchmarks: it runs on ONNX Runtime and the
 `tokenizers` library (no `optimum`), with the model's own mean pooling and unit-length output.
 
 Only the benchmarks use it (`bench/incite_peer.py`); the package is not a dependency of the app.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender.encoders import usable_cores
+from recommender.embedding.encoders import usable_cores
 
 MODEL_DIR = ("models", "minilm-onnx")  # inside the installed `incite` package
 BATCH = 32

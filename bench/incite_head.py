@@ -22,11 +22,11 @@ from pathlib import Path
 from bench.incite_encoder import InciteEncoder
 from bench.incite_peer import DEPTH, KEYS, PEER_MAX_TOKENS, RememberingEncoder, query_sets, recommender_with
 from recommender.config import METHODS
-from recommender.encoders import english_encoder
+from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.evaluate import evaluate
-from recommender.index import Index
-from recommender.learned import load_head, load_reranker, save_head
-from recommender.recommender import Recommender
+from recommender.store.index import Index
+from recommender.pipeline.learned import load_head, load_reranker, save_head
+from recommender.pipeline.recommender import Recommender
 from recommender.training.encoder import train_head
 from recommender.training.reranker import train, training_queries
 

@@ -44,16 +44,16 @@ from annoy import AnnoyIndex
 
 from bench.incite_encoder import InciteEncoder
 from bench.quality import DATASETS
-from recommender import index_files as files
+from recommender.store import versions as files
 from recommender.config import ANNOY_TREES, METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.metrics import summarize
-from recommender.encoders import english_encoder
+from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, queries_from_file, queries_from_split
-from recommender.index import Index, build_index
-from recommender.learned import load_head, load_reranker
-from recommender.recommender import Recommender
-from recommender.retrieve import allowed
+from recommender.store.index import Index, build_index
+from recommender.pipeline.learned import load_head, load_reranker
+from recommender.pipeline.recommender import Recommender
+from recommender.pipeline.retrieve import allowed
 
 DEPTH = 1000
 OURS = ("bm25", "dense", "hybrid", "full", "learned")

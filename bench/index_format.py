@@ -27,9 +27,9 @@ import numpy as np
 def upgrade(source: Path, out: Path) -> None:
     """Copy the index directory `source` (format 2) to `out` and publish its live version again as format 3:
     the same papers.sqlite, BM25, graph and Annoy files, the columns written from the records, no vector copy."""
-    from recommender import index_files as files
-    from recommender.columns import Columns, write_columns
-    from recommender.index import Index, date_key
+    from recommender.store import versions as files
+    from recommender.store.columns import Columns, write_columns
+    from recommender.store.index import Index, date_key
 
     shutil.copytree(source, out)
     index = Index.load(out)
@@ -80,8 +80,8 @@ def queries(index, data: Path | None, own: int = 100, seed: int = 0) -> dict[str
 
 
 def rank(index_dir: Path, data: Path | None, out: Path) -> None:
-    from recommender.index import Index
-    from recommender.recommender import Recommender
+    from recommender.store.index import Index
+    from recommender.pipeline.recommender import Recommender
 
     wall, cpu = time.perf_counter(), time.process_time()
     index = Index.load(index_dir)

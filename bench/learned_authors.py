@@ -34,9 +34,9 @@ from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.metrics import summarize
 from recommender.evaluation.queries import queries_from_split
-from recommender.features import FEATURES
-from recommender.learned import load_reranker
-from recommender.recommender import Recommender
+from recommender.pipeline.features import FEATURES
+from recommender.pipeline.learned import load_reranker
+from recommender.pipeline.recommender import Recommender
 from recommender.training import reranker as rr
 
 OLD_FEATURES = FEATURES[:FEATURES.index("own") + 1]  # the feature set before issue 17

@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from recommender.config import METHODS
-from recommender.encoders import get_encoder
+from recommender.embedding.encoders import get_encoder
 from recommender.evaluation.metrics import ndcg_at, summarize
-from recommender.index import Index
-from recommender.learned import load_head
-from recommender.local_features import LOCAL_FEATURES
-from recommender.recommender import Recommender
+from recommender.store.index import Index
+from recommender.pipeline.learned import load_head
+from recommender.pipeline.local_features import LOCAL_FEATURES
+from recommender.pipeline.recommender import Recommender
 from recommender.training.local import (FOLDS, collect_pools, fit_pools, grouped_folds, pool_config, read_contexts,
                                         without_drafts)
 

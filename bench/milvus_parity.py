@@ -30,10 +30,10 @@ from recommender.backends.milvus_load import load_index
 from recommender.config import METHODS
 from recommender.evaluation.metrics import summarize
 from recommender.evaluation.queries import queries_from_file, queries_from_split
-from recommender.index import Index
-from recommender.lexical import analyze, lexical_text
-from recommender.recommender import Recommender
-from recommender.retrieve import lexical_texts
+from recommender.store.index import Index
+from recommender.store.lexical import analyze, lexical_text
+from recommender.pipeline.recommender import Recommender
+from recommender.pipeline.retrieve import dense_retrievers, lexical_texts
 
 METHOD_NAMES = ("bm25", "dense", "hybrid", "full")
 SEGMENTED_METHODS = ("bm25", "full")  # the methods BM25 statistics can change
@@ -68,7 +68,7 @@ def segment_statistics(rec: Recommender, sizes: list[int], queries) -> dict:
     vocab, postings = index.lexical.model.vocab_dict, index.lexical.model.scores
     indptr, doc_ids = np.asarray(postings["indptr"]), np.asarray(postings["indices"])
     terms = [vocab[t] for item in queries
-             for text, _ in lexical_texts(item.query, METHODS["full"], rec.route(item.query), rec.reader)
+             for text, _ in lexical_texts(item.query, METHODS["full"], rec.route(item.query), rec)
              for t in analyze(text) if t in vocab and vocab[t] + 1 < len(indptr)]
 
     def idf(n, df):
@@ -172,7 +172,7 @@ def main() -> None:
             in_process = Recommender.from_index(index)
             recs, open_s = {"in-process": (in_process, METHOD_NAMES)}, {"index": index_s}
             for name, database, methods in (("milvus", whole, METHOD_NAMES), ("milvus-segments", split, SEGMENTED_METHODS)):
-                backend, open_s[name] = seconds(lambda: open_backend(f"milvus:{database}", index, in_process.dense))
+                backend, open_s[name] = seconds(lambda: open_backend(f"milvus:{database}", index, dense_retrievers(index, in_process.head)))
                 recs[name] = (Recommender(index, head=in_process.head, reranker=in_process.reranker, backend=backend),
                               methods)
             report["indexes"][label] = {"papers": len(index), "load": loads, "open_seconds": open_s}

@@ -19,10 +19,10 @@ from pathlib import Path
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.queries import queries_from_file, queries_from_split
-from recommender.index import build_index
-from recommender.index_files import IndexError_, current_version
-from recommender.loaders import load_corpus
-from recommender.recommender import Recommender
+from recommender.store.index import build_index
+from recommender.store.versions import IndexError_, current_version
+from recommender.corpus.loaders import load_corpus
+from recommender.pipeline.recommender import Recommender
 
 DATASETS = {
     "acm-cr": {"dir": "acm-cr", "corpus": "corpus.jsonl.gz",

@@ -12,7 +12,8 @@ page number between two pages. `gold.json` records which corpus paper each entry
 
 `evaluate` parses every list, matches it against the demo corpus and reports, per style, the precision and
 recall of the set of corpus papers found (the set a reviewer's suggestions exclude). `--baseline REV`
-measures the parser and matcher of `recommender/references.py` at git revision REV instead.
+measures the parser and matcher at git revision REV instead (one file, `recommender/references.py`, in revisions
+before the engine was grouped into packages).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 from recommender.paper import Paper
 
@@ -355,10 +357,11 @@ def generate(seed: int, out: Path) -> None:
 
 
 def load_references_module(revision: str | None):
-    """recommender.references as it is now, or as it was at a git revision (loaded from `git show`)."""
+    """The reference-list parser and matcher as they are now, or as they were at a git revision (before the
+    engine was grouped into packages: `recommender/references.py`, loaded from `git show`)."""
     if revision is None:
-        from recommender import references
-        return references
+        from recommender.references import match, parse
+        return SimpleNamespace(ReferenceIndex=match.ReferenceIndex, parse_reference_list=parse.parse_reference_list)
     source = subprocess.run(["git", "show", f"{revision}:recommender/references.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
     path = Path(tempfile.mkdtemp()) / "references_at_revision.py"
@@ -420,7 +423,7 @@ def main() -> None:
     check.add_argument("--lists", type=Path, default=ROOT / "bench" / "data" / "reference_lists")
     check.add_argument("--seeds", metavar="FIRST:LAST", help="instead of --lists, generate lists for these seeds "
                        "(LAST excluded) into a temporary folder and measure them all together")
-    check.add_argument("--baseline", metavar="REV", help="measure recommender/references.py at this git revision")
+    check.add_argument("--baseline", metavar="REV", help="measure the parser and matcher at this git revision")
     check.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args()
     if args.command == "generate":
@@ -435,7 +438,7 @@ def main() -> None:
     else:
         folders, source = [args.lists], str(args.lists)
     per_style = evaluate(folders, args.baseline)
-    print_table(per_style, f"recommender/references.py at {args.baseline or 'the working tree'}, lists: {source}")
+    print_table(per_style, f"the reference parser and matcher at {args.baseline or 'the working tree'}, lists: {source}")
     if args.json:
         args.json.write_text(json.dumps(per_style, indent=1) + "\n", encoding="utf-8")
 

@@ -66,7 +66,7 @@ def run_to_end(args: list[str]) -> float:
 
 
 def cached_rows(root: Path) -> int:
-    from recommender.index_files import embedding_cache_path
+    from recommender.store.versions import embedding_cache_path
 
     path = embedding_cache_path(root)
     if not path.is_file():
@@ -118,8 +118,8 @@ def kill_when(args: list[str], ready, timeout: float) -> tuple[bool, float]:
 def check_live(root: Path, old_ids: set[str], new_ids: set[str], previous: str) -> dict:
     """The live index after a kill: complete, verified, old or new papers only, predecessor kept, answering."""
     from recommender import Query, Recommender
-    from recommender.index import Index
-    from recommender.index_files import current_version
+    from recommender.store.index import Index
+    from recommender.store.versions import current_version
 
     version = current_version(root)
     index = Index.load(root, verify=True)
@@ -135,7 +135,7 @@ def check_live(root: Path, old_ids: set[str], new_ids: set[str], previous: str) 
 
 def sweep_index(work: Path, papers: int, timed_kills: int) -> list[dict]:
     """Kill `index` (rebuild) and `index --add` runs at every stage and at timed moments."""
-    from recommender.index_files import current_version
+    from recommender.store.versions import current_version
 
     base_n = max(papers // 6, 20)
     base_records, new_records = synthetic_records(base_n), synthetic_records(papers - base_n, start=base_n)
@@ -186,7 +186,7 @@ def sweep_index(work: Path, papers: int, timed_kills: int) -> list[dict]:
 
 def sweep_train(work: Path, timed_kills: int) -> list[dict]:
     """Kill `train` at timed moments on the demo corpus; the index and its learned parts must still work."""
-    from recommender.loaders import load_corpus
+    from recommender.corpus.loaders import load_corpus
 
     root = work / "demo"
     run_to_end(cli("index", DEMO_CORPUS, "--out", root))

@@ -20,7 +20,7 @@ import numpy as np
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import queries_from_split
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 from recommender.training import reranker as rr
 
 KEYS = [("mrr", "MRR"), ("map", "MAP"), ("ndcg@10", "nDCG@10"), ("f1@20", "F1@20"), ("recall@100", "R@100")]

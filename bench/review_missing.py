@@ -31,8 +31,8 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from bench.references import acm, entry_facts
 from pages.ui.demo import demo_index_dir, ensure_demo_index
 from recommender.documents.read import read_document
-from recommender.recommender import Recommender
-from recommender.review import DocumentReviewer
+from recommender.pipeline.recommender import Recommender
+from recommender.review.document import DocumentReviewer
 
 RESULTS = Path(__file__).parent / "results"
 NEIGHBOURS, CITED, DISCUSSED = 14, 7, 4

@@ -28,12 +28,12 @@ from tqdm import tqdm
 from recommender.config import DEFAULT
 from recommender.documents.read import read_document
 from recommender.evaluation.metrics import ndcg_at, recall_at
-from recommender.index import build_index
-from recommender.index_files import IndexError_, current_version
-from recommender.loaders import load_corpus
+from recommender.store.index import build_index
+from recommender.store.versions import IndexError_, current_version
+from recommender.corpus.loaders import load_corpus
 from recommender.query import Query
-from recommender.recommender import Recommender
-from recommender.review import DocumentReviewer
+from recommender.pipeline.recommender import Recommender
+from recommender.review.document import DocumentReviewer
 
 K = 10
 RESULTS = Path(__file__).parent / "results" / "review_places.json"

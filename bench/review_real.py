@@ -36,12 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from recommender.documents.read import read_document
-from recommender.index import build_index
-from recommender.index_files import IndexError_, current_version
-from recommender.loaders import load_corpus
+from recommender.store.index import build_index
+from recommender.store.versions import IndexError_, current_version
+from recommender.corpus.loaders import load_corpus
 from recommender.query import CITATION_MARK
-from recommender.recommender import Recommender
-from recommender.review import DocumentReviewer
+from recommender.pipeline.recommender import Recommender
+from recommender.review.document import DocumentReviewer
 
 K = 10
 MIN_SENTENCES = 6

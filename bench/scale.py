@@ -10,7 +10,7 @@ one after the other, so that each one's peak memory is its own:
             into the index's embedding cache, and the queries
   build     `load_corpus` + `build_index` into N/index, as `python -m recommender index` does; every vector
             comes from the cache, so the time is the build without embedding (SQLite store, BM25, graph,
-            Annoy, checksums). A sampler thread records which line of recommender/index.py runs, every 0.2 s.
+            Annoy, checksums). A sampler thread records which line of recommender/store/index.py runs, every 0.2 s.
   query     a fresh process, as the app's first query: imports, `Recommender.load`, one global query (the time
             from process start to that answer); then warm latency of `Recommender.recommend` with the default
             config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the
@@ -110,7 +110,7 @@ def phase_generate(size_dir: Path, n: int, queries: int, pool_index: Path, frequ
 
 
 class LineSampler:
-    """Which line of recommender/index.py (innermost) the main thread runs, sampled every `interval` s."""
+    """Which line of recommender/store/index.py (innermost) the main thread runs, sampled every `interval` s."""
 
     def __init__(self, interval: float = 0.2):
         self.interval, self.counts = interval, Counter()
@@ -141,8 +141,8 @@ class LineSampler:
 
 
 def phase_build(size_dir: Path) -> dict:
-    from recommender.index import build_index
-    from recommender.loaders import load_corpus
+    from recommender.store.index import build_index
+    from recommender.corpus.loaders import load_corpus
 
     started = time.perf_counter()
     papers = load_corpus(size_dir / "corpus.jsonl.gz").papers
@@ -180,9 +180,9 @@ def percentiles(ms: list[float], prefix: str = "") -> dict[str, float]:
 def phase_query(size_dir: Path, started: float, profile: Path | None) -> dict:
     """The app's first query in a fresh process, then warm latency (times from `started`, the driver's clock
     just before it started this process)."""
-    from recommender.index import Index
+    from recommender.store.index import Index
     from recommender.query import Query
-    from recommender.recommender import Recommender
+    from recommender.pipeline.recommender import Recommender
 
     marks = [("imports", time.time(), time.process_time())]
     queries = json.loads((size_dir / "queries.json").read_text(encoding="utf-8"))
@@ -227,11 +227,11 @@ def phase_query(size_dir: Path, started: float, profile: Path | None) -> dict:
 
 def disk_usage(size_dir: Path) -> dict:
     """Bytes of the live index version by file, of the embedding cache and of the corpus file."""
-    from recommender import index_files
+    from recommender.store import versions
 
-    version = index_files.current_version(size_dir / "index")
+    version = versions.current_version(size_dir / "index")
     files = {str(p.relative_to(version)): p.stat().st_size for p in sorted(version.rglob("*")) if p.is_file()}
-    cache = index_files.embedding_cache_path(size_dir / "index")
+    cache = versions.embedding_cache_path(size_dir / "index")
     return {"version_bytes": sum(files.values()), "files": files,
             "embedding_cache_bytes": sum(p.stat().st_size for p in cache.parent.glob(cache.name + "*")),
             "corpus_file_bytes": (size_dir / "corpus.jsonl.gz").stat().st_size}

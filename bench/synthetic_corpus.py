@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender import index_files
-from recommender.embedding_cache import EmbeddingCache, text_key
-from recommender.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name
-from recommender.index import Index
-from recommender.loaders import load_corpus
+from recommender.store import versions
+from recommender.embedding.cache import EmbeddingCache, text_key
+from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name
+from recommender.store.index import Index
+from recommender.corpus.loaders import load_corpus
 from recommender.paper import Paper
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -255,7 +255,7 @@ def write_corpus(bases: Bases, n: int, corpus_path: Path, index_root: Path, seed
     abstract_lengths = abstracts.lengths[abstracts.lengths > 20] if (abstracts.lengths > 20).any() else np.array([150])
     citations = CitationSampler(base_of, len(bases))
     topic_authors = rng.integers(0, max(n // 3, AUTHORS_PER_TOPIC), len(bases))
-    cache = EmbeddingCache(index_files.embedding_cache_path(index_root))
+    cache = EmbeddingCache(versions.embedding_cache_path(index_root))
     references = 0
     try:
         with gzip.open(corpus_path, "wt", encoding="utf-8", compresslevel=1) as out:

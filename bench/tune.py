@@ -14,7 +14,7 @@ from bench.quality import DATASETS
 from recommender.config import DEFAULT
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import queries_from_file, queries_from_split
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 GRID = {
     "w_lexical": [0.2, 0.4],

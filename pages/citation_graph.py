@@ -7,7 +7,7 @@ import streamlit as st
 from pages.ui import access, common
 from pages.ui.graph_view import MAX_CONTEXT, MAX_CONTEXT_LIMIT, citation_graph, common_works, figure, paper_label
 from recommender.config import DEFAULT_DIVERSITY
-from recommender.index import Index
+from recommender.store.index import Index
 from recommender.paper import Paper
 
 COLOUR_LABELS = {"authors": "Author", "year": "Year"}

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import access, builds, common, corpora, field_training, shelves
-from recommender.learned import describe_learned
-from recommender.loaders import CorpusError, LoadResult, load_corpus
+from recommender.pipeline.learned import describe_learned
+from recommender.corpus.loaders import CorpusError, LoadResult, load_corpus
 
 PREVIEW_ROWS = 50
 SHOWN_PROBLEMS = 200

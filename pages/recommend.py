@@ -8,11 +8,11 @@ import numpy as np
 import streamlit as st
 
 from pages.ui import access, common
-from recommender import confidence
+from recommender.pipeline import confidence
 from recommender.config import DEFAULT_DIVERSITY
-from recommender.language import corpus_languages
+from recommender.pipeline.language import corpus_languages
 from recommender.query import Query
-from recommender.user_input import MODES, prepare, split_authors
+from recommender.pipeline.user_input import MODES, prepare, split_authors
 
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300

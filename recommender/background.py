@@ -366,7 +366,7 @@ class _Terminal:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["step", "--"]:
-        from .cli import main as command
+        from recommender.cli import main as command
 
         sys.stderr = sys.stdout = _Terminal(sys.stdout)
         return command(argv[2:])

@@ -7,16 +7,16 @@ import sys
 import time
 from pathlib import Path
 
-from .backends.base import BackendError
-from .config import DEFAULT_DIVERSITY, METHODS
-from .encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, RUNTIMES
-from .index_files import IndexError_
-from .loaders import CorpusError, load_corpus
-from .paper import Paper
-from .query import Query
-from .sources.command import add_parser as add_corpus_parser
-from .terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
-from .user_input import split_authors
+from recommender.backends.base import BackendError
+from recommender.config import DEFAULT_DIVERSITY, METHODS
+from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, RUNTIMES
+from recommender.store.versions import IndexError_
+from recommender.corpus.loaders import CorpusError, load_corpus
+from recommender.paper import Paper
+from recommender.query import Query
+from recommender.corpus.sources.command import add_parser as add_corpus_parser
+from recommender.terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
+from recommender.pipeline.user_input import split_authors
 
 
 def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
@@ -42,7 +42,7 @@ def cmd_index(args) -> int:
         raise CorpusError(f"{exc}; nothing was published{unchanged}") from exc
     if not papers:
         raise CorpusError(f"no valid papers in {', '.join(args.corpus)}: nothing was published{unchanged}")
-    from .index import add_to_index, build_index
+    from recommender.store.index import add_to_index, build_index
 
     started = time.time()
     if args.add:
@@ -61,7 +61,7 @@ def cmd_index(args) -> int:
 
 
 def cmd_recommend(args) -> int:
-    from .recommender import Recommender
+    from recommender.pipeline.recommender import Recommender
 
     recommender = Recommender.load(args.index, args.backend)
     exclude: set[str] = set()
@@ -89,10 +89,10 @@ def cmd_recommend(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from .evaluation.evaluate import evaluate, format_table
-    from .evaluation.queries import queries_from_file, queries_from_split
-    from .learned import not_trained
-    from .recommender import Recommender
+    from recommender.evaluation.evaluate import evaluate, format_table
+    from recommender.evaluation.queries import queries_from_file, queries_from_split
+    from recommender.pipeline.learned import not_trained
+    from recommender.pipeline.recommender import Recommender
 
     recommender = Recommender.load(args.index, args.backend)
     if bool(args.queries) == bool(args.split):
@@ -118,11 +118,11 @@ def cmd_evaluate(args) -> int:
 def cmd_train(args) -> int:
     if args.contexts:
         return train_on_contexts(args)
-    from .index import Index
-    from .learned import load_head, model_path, save_head
-    from .recommender import Recommender
-    from .training.encoder import train_head
-    from .training.reranker import DEFAULT_MAX_QUERIES, default_cutoff_year, train, training_queries
+    from recommender.store.index import Index
+    from recommender.pipeline.learned import load_head, model_path, save_head
+    from recommender.pipeline.recommender import Recommender
+    from recommender.training.encoder import train_head
+    from recommender.training.reranker import DEFAULT_MAX_QUERIES, default_cutoff_year, train, training_queries
 
     index = Index.load(args.index)  # without its learned parts: they are what this command replaces
     if args.split and args.before is not None:
@@ -156,10 +156,10 @@ def cmd_train(args) -> int:
 
 
 def train_on_contexts(args) -> int:
-    from .index import Index
-    from .learned import load_head, model_path
-    from .recommender import Recommender
-    from .training.local import read_contexts, summary, train_local
+    from recommender.store.index import Index
+    from recommender.pipeline.learned import load_head, model_path
+    from recommender.pipeline.recommender import Recommender
+    from recommender.training.local import read_contexts, summary, train_local
 
     if args.split or args.before is not None:
         raise ValueError("--contexts trains the passage reranker from a context file; --split and --before choose "
@@ -176,8 +176,8 @@ def train_on_contexts(args) -> int:
 
 
 def cmd_contexts(args) -> int:
-    from .index import Index
-    from .training.document_contexts import contexts_from_files, write_contexts
+    from recommender.store.index import Index
+    from recommender.training.document_contexts import contexts_from_files, write_contexts
 
     out = Path(args.out)
     if not out.parent.is_dir():  # before reading the papers, which may take minutes
@@ -198,9 +198,9 @@ def cmd_contexts(args) -> int:
 
 
 def cmd_review(args) -> int:
-    from .documents.read import read_document
-    from .recommender import Recommender
-    from .review import DocumentReviewer
+    from recommender.documents.read import read_document
+    from recommender.pipeline.recommender import Recommender
+    from recommender.review.document import DocumentReviewer
 
     references = Path(args.references).read_text(encoding="utf-8", errors="replace") if args.references else None
     document = read_document(Path(args.document), Path(args.document).name, bib=references,
@@ -218,10 +218,10 @@ def cmd_review(args) -> int:
 
 
 def cmd_milvus_load(args) -> int:
-    from .backends.milvus import parse_target
-    from .backends.milvus_load import load_index
-    from .index import Index
-    from .learned import load_head
+    from recommender.backends.milvus import parse_target
+    from recommender.backends.milvus_load import load_index
+    from recommender.store.index import Index
+    from recommender.pipeline.learned import load_head
 
     target = parse_target(args.uri)
     index = Index.load(args.index)

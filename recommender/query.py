@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import DEFAULT_DIVERSITY
-from .language import LanguageInfo
-from .paper import Paper
+from recommender.config import DEFAULT_DIVERSITY
+from recommender.pipeline.language import LanguageInfo
+from recommender.paper import Paper
 
 CITATION_MARK = "[CIT]"
 MARK_RE = re.compile(r"\[CIT\]", re.IGNORECASE)  # a placeholder, in any case

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from recommender.index import build_index
+from recommender.store.index import build_index
 from recommender.paper import Paper
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 from small_corpus import small_corpus
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from annoy import AnnoyIndex
 
-from recommender import index_files
+from recommender.store import versions
 from recommender.config import ANNOY_TREES
-from recommender.index import Index, build_index, write_annoy
+from recommender.store.index import Index, build_index, write_annoy
 from recommender.paper import Paper
 
 
@@ -29,7 +29,7 @@ def test_engine_annoy_files_are_the_in_memory_build_with_the_usual_permissions(s
         fields = {"dense": np.array(index.dense), "multilingual": np.array(index.multilingual)}
     finally:
         index.close()
-    version = index_files.current_version(small_index)
+    version = versions.current_version(small_index)
     usual = (version / "papers.sqlite").stat().st_mode
     for name, vectors in fields.items():
         in_memory_annoy(tmp_path / f"{name}.ann", vectors)
@@ -58,10 +58,10 @@ def test_on_disk_build_writes_the_same_trees_as_in_memory(tmp_path):
 def test_build_failing_after_an_annoy_file_leaves_nothing_behind(small_index, corpus_records, tmp_path):
     root = tmp_path / "idx"
     (root / "cache").mkdir(parents=True)
-    shutil.copy(index_files.embedding_cache_path(small_index), index_files.embedding_cache_path(root))
+    shutil.copy(versions.embedding_cache_path(small_index), versions.embedding_cache_path(root))
     papers = [Paper.from_dict(r) for r in corpus_records]
     build_index(papers[:5], root, progress_bar=False)
-    live = index_files.current_version(root)
+    live = versions.current_version(root)
     seen = []
 
     def stop_at_second_field(stage: str, done: int, total: int) -> None:
@@ -74,4 +74,4 @@ def test_build_failing_after_an_annoy_file_leaves_nothing_behind(small_index, co
         build_index(papers, root, multilingual=True, on_progress=stop_at_second_field, progress_bar=False)
     assert seen == [["dense.ann"]]  # the dense field's file had been written in the staging folder
     assert not list((root / "versions").glob(".staging-*"))
-    assert index_files.current_version(root) == live and len(Index.load(root)) == 5
+    assert versions.current_version(root) == live and len(Index.load(root)) == 5

@@ -6,7 +6,7 @@ from pathlib import Path
 from app_helpers import ask, open_app
 
 from pages.ui import corpora
-from recommender.index import Index
+from recommender.store.index import Index
 
 PAGE = "pages/corpus.py"
 NEW = [{"id": "law1", "title": "Citation recommendation for court decisions", "abstract": "Judges cite precedents; "

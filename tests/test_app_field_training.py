@@ -8,7 +8,7 @@ from test_app_corpus import JSONL
 from test_document_contexts import SEARCH, VISION
 
 from bench.pdf_writer import write_pdf
-from recommender.learned import load_reranker
+from recommender.pipeline.learned import load_reranker
 
 PAGE = "pages/corpus.py"
 

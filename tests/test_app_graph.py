@@ -12,7 +12,7 @@ from app_helpers import open_app
 from browser import HAS_CHROMIUM, chromium, serve, settle
 from pages.ui.contrast import contrast, rgb
 from pages.ui.graph_view import SELECTED_RING
-from recommender.index import Index
+from recommender.store.index import Index
 
 GRAPH = "pages/citation_graph.py"
 TITLE = "Citation recommendation"

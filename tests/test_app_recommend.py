@@ -8,8 +8,8 @@ import bibtexparser
 from app_helpers import ask, open_app
 from streamlit.testing.v1 import AppTest
 
-from recommender.authors import author_key
-from recommender.user_input import MAX_TEXT_CHARS
+from recommender.corpus.authors import author_key
+from recommender.pipeline.user_input import MAX_TEXT_CHARS
 
 TITLE = "Citation recommendation"
 ABSTRACT = "We recommend references for a draft paper from its abstract."

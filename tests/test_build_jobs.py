@@ -13,7 +13,7 @@ import pytest
 from pages.ui import corpora
 from pages.ui.shelves import Sweeper
 from recommender.background import Job, JobBusy, Step, parse_progress
-from recommender.index import Index
+from recommender.store.index import Index
 
 from fixture_server import Failure, FixtureServer, fixture
 

@@ -2,7 +2,7 @@
 that a paper matching a short citing sentence inside a long paragraph about something else is found."""
 from recommender import Query
 from recommender.config import DEFAULT, METHODS
-from recommender.passage import cited_phrases, focus_sentences
+from recommender.pipeline.passage import cited_phrases, focus_sentences
 
 # wrapped as copied from a PDF; the one citation is about sequence alignment, the rest of the paragraph about images
 PARAGRAPH = ("Deep networks classify images, detect objects and label every pixel of a photograph. Image\n"

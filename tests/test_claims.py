@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import shared_data
-from recommender.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
+from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 
 CLAIMS = [
     "Transformer models have been shown to outperform recurrent networks on translation.",

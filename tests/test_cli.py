@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from recommender import Query, Recommender
-from recommender import index_files
-from recommender.index import Index, build_index
+from recommender.store import versions
+from recommender.store.index import Index, build_index
 
 from test_index import synthetic_papers
 
@@ -86,7 +86,7 @@ def test_bad_input_to_index_publishes_nothing_and_keeps_the_live_version(tmp_pat
     for corpus, expected in ((empty, "no valid papers"), (invalid, "no valid papers"), (truncated, "cut short")):
         proc = run("index", corpus, "--add", "--out", root, check=False)
         assert proc.returncode == 2 and expected in proc.stderr and "nothing was published" in proc.stderr
-    assert index_files.current_version(root) == live and {p.name for p in (root / "versions").iterdir()} == {live.name}
+    assert versions.current_version(root) == live and {p.name for p in (root / "versions").iterdir()} == {live.name}
     assert len(Index.load(root)) == 5
 
     binary = tmp_path / "refs.jsonl"
@@ -100,7 +100,7 @@ def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_p
     """Two real processes: the second build stops at once; the first, killed mid-way, harms nothing; a rerun ends."""
     root = tmp_path / "idx"
     build_index(synthetic_papers(10), root, progress_bar=False)
-    live = index_files.current_version(root)
+    live = versions.current_version(root)
     more = write_papers(tmp_path / "more.jsonl", synthetic_papers(700, start=10))
     first = subprocess.Popen([sys.executable, "-m", "recommender", "index", more, "--add", "--out", root],
                              cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -112,7 +112,7 @@ def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_p
                      "--out", root, check=False)
         assert first.poll() is None, "the first build ended before the second one started"
         assert second.returncode == 2 and "another build of this index is running" in second.stderr
-        cache = index_files.embedding_cache_path(root)
+        cache = versions.embedding_cache_path(root)
         while first.poll() is None and time.time() < deadline:
             with sqlite3.connect(cache) as db:
                 if db.execute("SELECT COUNT(*) FROM emb").fetchone()[0] >= 10 + 256:
@@ -122,7 +122,7 @@ def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_p
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
-    assert index_files.current_version(root) == live
+    assert versions.current_version(root) == live
     assert len(Index.load(root, verify=True)) == 10
     assert len(list(Recommender.load(root).recommend(Query(title="A study of retrieval", k=3)))) == 3
     assert "added 700 papers" in run("index", more, "--add", "--out", root).stdout  # the lock died with it

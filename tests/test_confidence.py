@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from app_helpers import ask, open_app
-from recommender import confidence
-from recommender.config import DEFAULT
+from recommender.pipeline import confidence
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 from recommender.training.encoder import train_head
 
 NONSENSE = "zzzzqqq xxyyzz"
@@ -57,7 +56,7 @@ def test_a_citation_tuned_encoder_does_not_move_the_scale(small_recommender):
     assert tuned.route(query).field == "tuned"
     recs = tuned.recommend(query)
     report = confidence.assess(tuned, query, recs)
-    base = small_recommender.reader.vector(query, DEFAULT, "dense")
+    base = small_recommender.query_vector(query)
     expected = [float(index.dense[index.position[r.paper_id]] @ base) for r in recs]
     assert np.allclose([m.closeness for m in report.matches], expected, atol=1e-5)
     assert not np.allclose([r.components["dense"] for r in recs], expected, atol=0.01)  # the tuned cosines differ

@@ -5,8 +5,8 @@ import time
 import pytest
 
 from pages.ui import corpora
-from recommender import index_files
-from recommender.index import Index
+from recommender.store import versions
+from recommender.store.index import Index
 from recommender.paper import Paper
 
 NEW = [Paper(id="new1", title="Citation recommendation for legal documents", abstract="Court decisions cite "
@@ -43,9 +43,9 @@ def test_new_corpus_holds_the_base_and_the_new_papers_and_leaves_the_base_alone(
 
 def test_user_corpus_is_extended_in_place(root):
     target = corpora.create_corpus("Mine", NEW[:1])
-    version = index_files.current_version(target)
+    version = versions.current_version(target)
     added = corpora.extend_corpus(target, [NEW[0], Paper(id="new2", title="Statute retrieval", year=2018)])
-    assert added == 1 and index_files.current_version(target) != version
+    assert added == 1 and versions.current_version(target) != version
     assert len(Index.load(target)) == 2
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from recommender.cli import main
-from recommender.loaders import load_corpus
-from recommender.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot, entry_year, read_snapshot
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot, entry_year, read_snapshot
 
 from fixture_server import FIXTURES
 
@@ -80,7 +80,7 @@ def test_a_cut_short_gzip_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("years", ["2015-2020", "2015", "2015-", "-2020"])
 def test_year_ranges_parse(years):
-    from recommender.sources.command import parse_years
+    from recommender.corpus.sources.command import parse_years
 
     first, last = parse_years(years)
     assert (first, last) == {"2015-2020": (2015, 2020), "2015": (2015, 2015), "2015-": (2015, None),

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from recommender.loaders import load_corpus
-from recommender.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot
-from recommender.sources.openalex import OpenAlexDownload, OpenAlexQuery
-from recommender.sources.semantic_scholar import SemanticScholarDownload
-from recommender.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
-from recommender.sources.web import JsonClient
-from recommender.sources.zotero import build_from_zotero
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot
+from recommender.corpus.sources.openalex import OpenAlexDownload, OpenAlexQuery
+from recommender.corpus.sources.semantic_scholar import SemanticScholarDownload
+from recommender.corpus.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
+from recommender.corpus.sources.web import JsonClient
+from recommender.corpus.sources.zotero import build_from_zotero
 
 
 def reachable(host: str) -> bool:

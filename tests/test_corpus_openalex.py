@@ -8,12 +8,12 @@ from urllib.parse import unquote
 import pytest
 
 from recommender.cli import main
-from recommender.loaders import load_corpus
-from recommender.sources.errors import SourceError
-from recommender.loaders.openalex import rebuild_abstract
-from recommender.sources.openalex import OpenAlexDownload, OpenAlexQuery
-from recommender.sources.partial import partial_path
-from recommender.sources.web import JsonClient
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.loaders.openalex import rebuild_abstract
+from recommender.corpus.sources.openalex import OpenAlexDownload, OpenAlexQuery
+from recommender.corpus.sources.partial import partial_path
+from recommender.corpus.sources.web import JsonClient
 
 from fixture_server import Failure, FixtureServer, fixture
 

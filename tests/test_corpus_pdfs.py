@@ -13,10 +13,10 @@ from reportlab.pdfgen import canvas
 
 from bench.pdf_writer import FONTS, Draft, Layout, write_pdf, write_scanned_pdf
 from recommender.cli import main
-from recommender.loaders import load_corpus
-from recommender.sources.errors import SourceError
-from recommender.sources.pdf_folder import build_from_pdf_folder
-from recommender.sources.pdf_front import author_field_names, byline_authors, names_in
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.pdf_folder import build_from_pdf_folder
+from recommender.corpus.sources.pdf_front import author_field_names, byline_authors, names_in
 
 FILLER = ("Citation recommendation systems help researchers find relevant literature for their manuscripts, and "
           "they have been studied in information retrieval and natural language processing. ")

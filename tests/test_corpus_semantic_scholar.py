@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from recommender.cli import main
-from recommender.loaders import load_corpus
-from recommender.sources.errors import SourceError
-from recommender.sources.partial import partial_path
-from recommender.sources.semantic_scholar import SemanticScholarDownload, seed_id
-from recommender.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
-from recommender.sources.web import JsonClient
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.partial import partial_path
+from recommender.corpus.sources.semantic_scholar import SemanticScholarDownload, seed_id
+from recommender.corpus.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
+from recommender.corpus.sources.web import JsonClient
 
 from fixture_server import FIXTURES, Failure, FixtureServer, fixture
 

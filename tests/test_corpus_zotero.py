@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from recommender.cli import main
-from recommender.loaders import load_corpus
-from recommender.sources.errors import SourceError
-from recommender.sources.zotero import build_from_zotero
+from recommender.corpus.loaders import load_corpus
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.zotero import build_from_zotero
 
 SCHEMA = """
 CREATE TABLE libraries (libraryID INTEGER PRIMARY KEY, type TEXT NOT NULL, editable INT NOT NULL DEFAULT 1);

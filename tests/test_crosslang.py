@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from recommender.config import DEFAULT
-from recommender.index import build_index
+from recommender.store.index import build_index
 from recommender.paper import Paper
 from recommender.query import Query
-from recommender.reader import NO_MULTILINGUAL_FIELD
-from recommender.recommender import Recommender
+from recommender.pipeline.prepare import NO_MULTILINGUAL_FIELD
+from recommender.pipeline.recommender import Recommender
 
 # Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.
 CHINESE = [
@@ -31,7 +31,7 @@ def recommender(small_index) -> Recommender:
 
 def test_index_has_the_multilingual_field(recommender):
     index = recommender.index
-    assert index.manifest["multilingual"] is True and "multilingual" in recommender.dense
+    assert index.manifest["multilingual"] is True and recommender.encode(["x"], "multilingual").shape == (1, 512)
     assert index.multilingual.shape == (len(index), 512)
     assert index.multilingual_annoy.get_n_items() == len(index)
 
@@ -97,7 +97,7 @@ def test_index_without_multilingual_field_still_answers(tmp_path, corpus_records
 
 def test_multilingual_field_build_reports_progress_resumes_and_survives_additions(tmp_path, corpus_records):
     """index --multilingual: progress for both encoders, cached vectors reused, the field kept by additions."""
-    from recommender.index import Index, add_to_index
+    from recommender.store.index import Index, add_to_index
 
     root, papers = tmp_path / "ml", [Paper.from_dict(r) for r in corpus_records]
     stages = []

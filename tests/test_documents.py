@@ -16,7 +16,7 @@ from recommender.documents.errors import DocumentError
 from recommender.documents.markers import expand_numbers, find_markers
 from recommender.documents.pdf import Line, extract_lines, make_blocks, measure_columns, reference_entries
 from recommender.documents.read import MAX_BYTES, read_document
-from recommender.references import parse_reference_list
+from recommender.references.parse import parse_reference_list
 
 FILLER = ("Citation recommendation systems help researchers find relevant literature for their manuscripts, and "
           "they have been studied extensively in information retrieval and natural language processing. ")

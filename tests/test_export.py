@@ -1,4 +1,4 @@
-"""Tests of recommender.export: every format is parsed back and compared with the papers."""
+"""Tests of recommender.corpus.export: every format is parsed back and compared with the papers."""
 from __future__ import annotations
 
 import csv
@@ -14,11 +14,11 @@ import rispy
 from bibtexparser import middlewares as mw
 
 from pages.ui.demo import demo_papers
-from recommender.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
+from recommender.corpus.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
                                 to_csv, to_ris)
-from recommender.loaders import load_corpus
+from recommender.corpus.loaders import load_corpus
 from recommender.paper import Paper
-from recommender.publication_kind import arxiv_id, publication_kind
+from recommender.corpus.publication_kind import arxiv_id, publication_kind
 
 PAPERS = [
     Paper("10.1/a", title="The Best Über & 100% Méthode_x for {braces} #1 ~ tilde",

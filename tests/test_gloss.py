@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from recommender.config import DEFAULT
-from recommender.gloss import Glossary, query_words, vocabulary
-from recommender.index import Index, build_index
-from recommender.language import cross_language_terms
+from recommender.store.gloss import Glossary, query_words, vocabulary
+from recommender.store.index import Index, build_index
+from recommender.pipeline.language import cross_language_terms
 from recommender.paper import Paper
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 GERMAN_SEARCH = "Dokumente und Suchmaschinen [CIT]"
 CHINESE_ALIGNMENT = "利用动态规划计算蛋白质序列的局部比对 [CIT]。"
@@ -118,7 +118,7 @@ def test_a_glossed_query_reaches_bm25_and_the_english_encoder(recommender, text,
     route = ranking.route
     assert route.multilingual and route.language.code == language
     assert english <= set(route.gloss.split()) and route.to_dict()["gloss"] == route.gloss
-    assert recommender.reader.lexical_text(text, route) == route.gloss
+    assert recommender.lexical_text(text, route) == route.gloss
     assert {"lexical", "dense", "gloss"} <= set(ranking.components)
     assert ranking.components["gloss"][0] > 0.3 and ranking.components["lexical"][0] > 0
     ids = [recommender.index.ids[p] for p in ranking.positions]
@@ -146,5 +146,5 @@ def test_an_index_built_before_glossaries_keeps_the_shared_terms(small_index):
     query = Query(context="Die Methode nutzt BM25 [CIT]", k=3)
     route = recommender.route(query)
     assert route.multilingual and route.gloss == ""
-    assert recommender.reader.lexical_text(query.context, route) == cross_language_terms(query.context, "de")
+    assert recommender.lexical_text(query.context, route) == cross_language_terms(query.context, "de")
     assert recommender.rank(query).positions

@@ -6,11 +6,11 @@ import numpy as np
 
 from bench.incite_peer import score_peer, sibling_index
 from recommender.config import METHODS
-from recommender.encoders import english_encoder
+from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, query_for_paper
-from recommender.index import Index
+from recommender.store.index import Index
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 
 def test_sibling_index_serves_other_vectors_and_leaves_the_index_alone(small_index, tmp_path):

@@ -1,4 +1,3 @@
-import json
 import os
 import signal
 import sqlite3
@@ -11,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recommender import index_files
-from recommender.index import Index, add_to_index, build_index
+from recommender.store import versions
+from recommender.store.index import Index, add_to_index, build_index
 from recommender.paper import Paper
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -30,8 +29,8 @@ def embedding_totals(calls):
 
 
 def test_build_publishes_a_verified_version_and_loads(small_index, corpus_records):
-    version = index_files.current_version(small_index)
-    manifest = index_files.read_manifest(version)
+    version = versions.current_version(small_index)
+    manifest = versions.read_manifest(version)
     assert manifest["papers"] == len(corpus_records)
     assert manifest["edges"] == sum(len(r["references"]) for r in corpus_records)
     assert {"papers.sqlite", "dense.ann", "graph.npz", "columns/ids.utf8.npy", "vector_dims.json"} <= set(manifest["files"])
@@ -46,30 +45,30 @@ def test_build_publishes_a_verified_version_and_loads(small_index, corpus_record
 def test_damaged_index_fails_with_a_clear_message(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(20), root, progress_bar=False)
-    version = index_files.current_version(root)
+    version = versions.current_version(root)
     with open(version / "dense.ann", "r+b") as handle:
         handle.seek(200)
         handle.write(b"\xff\xff\xff\xff")
-    with pytest.raises(index_files.IndexError_, match="dense.ann is missing or damaged"):
+    with pytest.raises(versions.IndexError_, match="dense.ann is missing or damaged"):
         Index.load(root)
-    with pytest.raises(index_files.IndexError_, match="not an index directory"):
+    with pytest.raises(versions.IndexError_, match="not an index directory"):
         Index.load(tmp_path / "nothing")
 
 
 def test_files_verified_once_are_hashed_again_only_when_changed(tmp_path, monkeypatch):
-    monkeypatch.setattr(index_files, "SETTLED_S", 0.0)  # record the files the build just wrote
+    monkeypatch.setattr(versions, "SETTLED_S", 0.0)  # record the files the build just wrote
     root = tmp_path / "idx"
     build_index(synthetic_papers(20), root, progress_bar=False)
     hashed = []
-    real_sha256 = index_files.sha256_of
-    monkeypatch.setattr(index_files, "sha256_of", lambda path: hashed.append(path.name) or real_sha256(path))
+    real_sha256 = versions.sha256_of
+    monkeypatch.setattr(versions, "sha256_of", lambda path: hashed.append(path.name) or real_sha256(path))
     assert len(Index.load(root)) == 20 and hashed == []  # checksummed by the build: nothing to hash again
-    version = index_files.current_version(root)
+    version = versions.current_version(root)
     damaged = bytearray((version / "dense.ann").read_bytes())
     damaged[200:204] = b"\xff\xff\xff\xff"
     (version / "dense.new").write_bytes(damaged)
     os.replace(version / "dense.new", version / "dense.ann")  # same size, other content
-    with pytest.raises(index_files.IndexError_, match="dense.ann is missing or damaged"):
+    with pytest.raises(versions.IndexError_, match="dense.ann is missing or damaged"):
         Index.load(root)
     assert hashed == ["dense.ann"]
 
@@ -103,15 +102,15 @@ def test_add_reuses_cached_embeddings_and_keeps_old_papers(tmp_path):
 def test_killed_build_leaves_the_live_index_and_resumes(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(10), root, progress_bar=False)
-    live = index_files.current_version(root).name
+    live = versions.current_version(root).name
     script = (
         "import sys; sys.path[:0] = [%r, %r]\n"
         "from test_index import synthetic_papers\n"
-        "from recommender.index import build_index\n"
+        "from recommender.store.index import build_index\n"
         "build_index(synthetic_papers(1500), %r, progress_bar=False)\n"
     ) % (str(PROJECT), str(PROJECT / "tests"), str(root))
     proc = subprocess.Popen([sys.executable, "-c", script])
-    cache = index_files.embedding_cache_path(root)
+    cache = versions.embedding_cache_path(root)
     deadline = time.time() + 120
     cached = 0
     while time.time() < deadline and proc.poll() is None:
@@ -123,7 +122,7 @@ def test_killed_build_leaves_the_live_index_and_resumes(tmp_path):
     assert proc.poll() is None, "the build finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert index_files.current_version(root).name == live
+    assert versions.current_version(root).name == live
     assert len(Index.load(root)) == 10  # the previous version still answers
     calls = []
     build_index(synthetic_papers(1500), root, on_progress=lambda *c: calls.append(c), progress_bar=False)
@@ -154,7 +153,7 @@ def test_adding_nothing_new_publishes_nothing(tmp_path):
     for again in (synthetic_papers(6), [], synthetic_papers(2)):  # nothing new, three times over
         live, added = add_to_index(again, root, progress_bar=False)
         assert (live, added) == (first, 0)
-    assert index_files.current_version(root) == first and version_names(root) == {first.name}
+    assert versions.current_version(root) == first and version_names(root) == {first.name}
     _, added = add_to_index(synthetic_papers(2, start=6) * 2, root, progress_bar=False)  # repeated ids: once
     assert added == 2 and len(Index.load(root)) == 8
 
@@ -168,17 +167,17 @@ def test_publishing_keeps_the_live_version_and_the_one_it_replaced(tmp_path):
     stray.mkdir()
     third = build_index(synthetic_papers(6), root, progress_bar=False)
     assert version_names(root) == {second.name, third.name}  # by the CURRENT pointer, not by file times
-    assert index_files.current_version(root) == third and len(Index.load(root)) == 6
+    assert versions.current_version(root) == third and len(Index.load(root)) == 6
 
 
 def test_a_second_build_stops_or_waits_while_the_lock_is_held(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(3), root, progress_bar=False)
-    live = index_files.current_version(root)
+    live = versions.current_version(root)
     held, release = threading.Event(), threading.Event()
 
     def other_build():  # holds the lock the way a running build does, from another thread
-        with index_files.build_lock(root):
+        with versions.build_lock(root):
             held.set()
             release.wait()
 
@@ -186,24 +185,24 @@ def test_a_second_build_stops_or_waits_while_the_lock_is_held(tmp_path):
     thread.start()
     held.wait()
     try:
-        with pytest.raises(index_files.IndexBusyError, match="another build of this index is running"):
+        with pytest.raises(versions.IndexBusyError, match="another build of this index is running"):
             build_index(synthetic_papers(4), root, progress_bar=False)
-        with pytest.raises(index_files.IndexBusyError, match=r"running \(waited 0.2 s\)"):
+        with pytest.raises(versions.IndexBusyError, match=r"running \(waited 0.2 s\)"):
             add_to_index(synthetic_papers(2, start=3), root, progress_bar=False, wait=0.2)
     finally:
         release.set()
         thread.join()
-    assert index_files.current_version(root) == live and not list((root / "versions").glob(".staging-*"))
+    assert versions.current_version(root) == live and not list((root / "versions").glob(".staging-*"))
     _, added = add_to_index(synthetic_papers(2, start=3), root, progress_bar=False)  # free again
     assert added == 2
 
 
 def test_write_atomic_replaces_whole_files_and_leaves_no_debris(tmp_path):
     target = tmp_path / "model.bin"
-    index_files.write_atomic(target, b"old")
-    index_files.write_atomic(target, "new text ✓")
+    versions.write_atomic(target, b"old")
+    versions.write_atomic(target, "new text ✓")
     assert target.read_text(encoding="utf-8") == "new text ✓"
-    index_files.write_atomic(target, lambda handle: np.save(handle, np.arange(3)))
+    versions.write_atomic(target, lambda handle: np.save(handle, np.arange(3)))
     assert np.load(target).tolist() == [0, 1, 2]
 
     def fails_half_way(handle):
@@ -211,5 +210,5 @@ def test_write_atomic_replaces_whole_files_and_leaves_no_debris(tmp_path):
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        index_files.write_atomic(target, fails_half_way)
+        versions.write_atomic(target, fails_half_way)
     assert np.load(target).tolist() == [0, 1, 2] and [p.name for p in tmp_path.iterdir()] == ["model.bin"]

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from annoy import AnnoyIndex
 
-from recommender import columns as columns_module
-from recommender import index_files
-from recommender.annoy_vectors import item_vectors
-from recommender.columns import Columns, read_columns, write_columns
-from recommender.index import Index, build_index, date_key
+from recommender.store import columns as columns_module
+from recommender.store import versions
+from recommender.store.annoy_vectors import item_vectors
+from recommender.store.columns import Columns, read_columns, write_columns
+from recommender.store.index import Index, build_index, date_key
 from recommender.paper import Paper
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 ODD_PAPERS = [
     Paper(id="w1", title="Zitationsempfehlung für Übersichtsarbeiten", authors=["Jörg Müller", "李 明"],
@@ -29,7 +29,7 @@ ODD_PAPERS = [
 def as_format_2(root: Path) -> None:
     """Rewrite the live version of `root` as index format 2 stored it: the vectors also in FIELD.npy (taken from
     Annoy's own reading), the columns in meta.json (from the paper records), the manifest's checksums redone."""
-    version = index_files.current_version(root)
+    version = versions.current_version(root)
     index = Index.load(root)
     papers = index.all_papers()
     fields = [("dense", index.annoy)] + ([("multilingual", index.multilingual_annoy)] if index.multilingual_annoy
@@ -44,12 +44,12 @@ def as_format_2(root: Path) -> None:
             "dates": [date_key(p) for p in papers]}
     (version / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     shutil.rmtree(version / "columns")
-    (version / index_files.VECTOR_DIMS).unlink()
-    manifest = json.loads((version / index_files.MANIFEST).read_text(encoding="utf-8"))
+    (version / versions.VECTOR_DIMS).unlink()
+    manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
     manifest["format_version"] = 2
-    manifest["files"] = {str(p.relative_to(version)): {"sha256": index_files.sha256_of(p), "bytes": p.stat().st_size}
-                         for p in sorted(version.rglob("*")) if p.is_file() and p.name != index_files.MANIFEST}
-    (version / index_files.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    manifest["files"] = {str(p.relative_to(version)): {"sha256": versions.sha256_of(p), "bytes": p.stat().st_size}
+                         for p in sorted(version.rglob("*")) if p.is_file() and p.name != versions.MANIFEST}
+    (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def test_columns_round_trip_odd_values(tmp_path, monkeypatch):
@@ -122,7 +122,7 @@ def test_a_format_2_index_still_loads_and_ranks_identically(small_index, small_r
     shutil.copytree(small_index, old_root)
     as_format_2(old_root)
     old, new = Index.load(old_root), Index.load(small_index)
-    assert old.manifest["format_version"] == 2 and new.manifest["format_version"] == index_files.FORMAT_VERSION == 3
+    assert old.manifest["format_version"] == 2 and new.manifest["format_version"] == versions.FORMAT_VERSION == 3
     assert isinstance(old.titles, list) and not isinstance(new.titles, list)  # meta.json parsed; columns mapped
     for name in ("ids", "titles", "authors", "venues", "dois"):
         assert list(getattr(old, name)) == list(getattr(new, name)), name
@@ -145,11 +145,11 @@ def test_a_format_2_index_still_loads_and_ranks_identically(small_index, small_r
 def test_an_unknown_format_is_refused_clearly(small_index, tmp_path):
     root = tmp_path / "future"
     shutil.copytree(small_index, root)
-    version = index_files.current_version(root)
-    manifest = json.loads((version / index_files.MANIFEST).read_text(encoding="utf-8"))
+    version = versions.current_version(root)
+    manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
     manifest["format_version"] = 4
-    (version / index_files.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(index_files.IndexError_, match="index format 4 is not one this version reads"):
+    (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(versions.IndexError_, match="index format 4 is not one this version reads"):
         Index.load(root)
 
 

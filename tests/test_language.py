@@ -5,11 +5,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from recommender.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
+from recommender.pipeline.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
                                   separate_scripts, stopwords, writes_in_latin)
 from recommender.config import DEFAULT
 from recommender.query import Query
-from recommender.reader import NO_MULTILINGUAL_FIELD, QueryReader
+from recommender.pipeline.prepare import NO_MULTILINGUAL_FIELD, QueryPreparer
 
 
 @pytest.mark.parametrize("text, code", [
@@ -77,9 +77,9 @@ def test_scripts_are_counted_and_separated():
 
 
 # -- routing: which pipeline a query gets (no models needed) ----------------------------------------
-def _reader(multilingual_field: bool) -> QueryReader:
+def _reader(multilingual_field: bool) -> QueryPreparer:
     """Routing alone: an index with or without the multilingual field, no glossary, no encoder head, no models."""
-    return QueryReader(SimpleNamespace(multilingual=object() if multilingual_field else None, glossary=None),
+    return QueryPreparer(SimpleNamespace(multilingual=object() if multilingual_field else None, glossary=None),
                         english=None)
 
 

@@ -7,7 +7,7 @@ import Stemmer
 from rank_bm25 import BM25Okapi
 
 from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
-from recommender.lexical import ColumnarBM25, LexicalIndex, TermMemo, analyze
+from recommender.store.lexical import ColumnarBM25, LexicalIndex, TermMemo, analyze
 
 DOCS = [
     "Citation recommendation with neural networks and citation graphs",

@@ -1,4 +1,4 @@
-"""Tests of recommender.loaders on small files written in tmp_path."""
+"""Tests of recommender.corpus.loaders on small files written in tmp_path."""
 from __future__ import annotations
 
 import gzip
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from recommender.loaders import CorpusError, LoadResult, detect_format, load_corpus
+from recommender.corpus.loaders import CorpusError, LoadResult, detect_format, load_corpus
 
 
 def record(paper_id: str, **fields) -> dict:

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recommender.index import date_key
-from recommender.lexical import lexical_text
-from recommender.loaders import CorpusError, load_corpus
+from recommender.store.index import date_key
+from recommender.store.lexical import lexical_text
+from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.paper import Paper
 
 EXAMPLES = int(os.environ.get("CITREC_FUZZ_EXAMPLES", "60"))

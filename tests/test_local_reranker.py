@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from recommender import Query, Recommender
 from recommender.config import DEFAULT, METHODS
 from recommender.documents.model import Document, Marker, Passage
-from recommender.features import FEATURES
-from recommender.learned import LearnedModelError, describe_learned, load_reranker, model_path, save_reranker
-from recommender.local_features import LOCAL_FEATURES, venue_key
-from recommender.passage import citing_sentences
-from recommender.review import DocumentReviewer
+from recommender.pipeline.features import FEATURES
+from recommender.pipeline.learned import LearnedModelError, describe_learned, load_reranker, model_path, save_reranker
+from recommender.pipeline.local_features import LOCAL_FEATURES, venue_key
+from recommender.pipeline.passage import citing_sentences
+from recommender.review.document import DocumentReviewer
 from recommender.training import local
 from recommender.training import reranker as rr
 
@@ -194,7 +194,7 @@ def test_local_features_need_no_graph_and_split_passage_from_draft(small_recomme
     query = Query(title=DRAFTS["draft-ir"][0], abstract=DRAFTS["draft-ir"][1],
                   context="Term weighting with BM25 [CIT] is standard. Some systems expand queries [CIT].")
     pool = rec.candidate_pool(query, local.pool_config())
-    matrix = rec.local_features.compute(pool)
+    matrix = rec.passage_features(pool)
     col = {name: i for i, name in enumerate(LOCAL_FEATURES)}
     assert matrix.shape == (len(pool.candidates), len(LOCAL_FEATURES)) and not np.isnan(matrix).any()
     ir0 = list(pool.candidates).index(rec.index.position["ir0"])
@@ -204,11 +204,11 @@ def test_local_features_need_no_graph_and_split_passage_from_draft(small_recomme
     named = matrix[:, col["phrase_title_overlap"]]  # "Term weighting with BM25 [CIT]": its title's words
     assert named[ir0] == named.max() > 0 and (named < named[ir0]).sum() >= len(named) - 2
     assert (matrix[:, col["phrase_text_overlap"]] >= named - 1e-6).all()  # the indexed text holds the title
-    opening = rec.local_features.compute(rec.candidate_pool(Query(context="[CIT] weight terms with BM25."),
+    opening = rec.passage_features(rec.candidate_pool(Query(context="[CIT] weight terms with BM25."),
                                                             local.pool_config()))
     assert np.isnan(opening[:, [col["phrase_title_overlap"], col["phrase_text_overlap"]]]).all()
     alone = Query(context=query.context)
-    bare = rec.local_features.compute(rec.candidate_pool(alone, local.pool_config()))
+    bare = rec.passage_features(rec.candidate_pool(alone, local.pool_config()))
     drafts = [col[n] for n in LOCAL_FEATURES if n.startswith("draft_")]
     assert np.isnan(bare[:, drafts]).all() and not np.isnan(np.delete(bare, drafts, axis=1)).any()
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recommender import onnx_export
-from recommender.embedding_cache import EmbeddingCache, embed_with_cache
-from recommender.encoders import SbertEncoder, english_encoder, get_encoder, parse_encoder_name
-from recommender.index import Index, add_to_index, build_index
-from recommender.onnx_encoder import OnnxEncoder
+from recommender.embedding import onnx_export
+from recommender.embedding.cache import EmbeddingCache, embed_with_cache
+from recommender.embedding.encoders import SbertEncoder, english_encoder, get_encoder, parse_encoder_name
+from recommender.store.index import Index, add_to_index, build_index
+from recommender.embedding.onnx_encoder import OnnxEncoder
 from recommender.paper import Paper
 from recommender.query import Query
-from recommender.recommender import Recommender
+from recommender.pipeline.recommender import Recommender
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -103,7 +103,7 @@ def test_an_int8_index_is_queried_with_its_own_encoder(tmp_path):
     assert recommender.index.manifest["model"] == "all-MiniLM-L6-v2@128+onnx-int8"
     assert recommender.encoder.name == "all-MiniLM-L6-v2@128+onnx-int8"
     paper = recommender.index.papers([5])[0]
-    query_vector = recommender.reader.encode("dense", (paper.text,))[0]
+    query_vector = recommender.encode([paper.text])[0]
     # the build's vector, up to int8 activations being scaled per batch (the build ran 24 texts at once)
     assert float(query_vector @ recommender.index.dense[5]) >= 0.99
     top = recommender.recommend(Query(title=paper.title, abstract=paper.abstract))
@@ -120,7 +120,7 @@ def test_an_index_built_with_pytorch_keeps_pytorch_for_queries_and_additions(tmp
     index.close()
     recommender = Recommender.load(root)
     assert isinstance(recommender.encoder, SbertEncoder)
-    assert float(recommender.reader.encode("dense", (recommender.index.papers([3])[0].text,))[0] @ stored) >= 0.9999
+    assert float(recommender.encode([recommender.index.papers([3])[0].text])[0] @ stored) >= 0.9999
     _, added = add_to_index(papers(4, start=20), root, progress_bar=False)  # the default runtime is not used
     grown = Index.load(root)
     assert added == 4 and grown.manifest["model"] == "all-MiniLM-L6-v2@128"
@@ -132,7 +132,7 @@ def test_an_index_built_with_pytorch_keeps_pytorch_for_queries_and_additions(tmp
 def test_queries_of_an_onnx_index_never_import_torch(tmp_path):
     root = tmp_path / "int8"
     build_index(papers(12), root, progress_bar=False, runtime="onnx-int8")
-    script = ("import sys, json; from recommender.recommender import Recommender; from recommender.query import Query;"
+    script = ("import sys, json; from recommender.pipeline.recommender import Recommender; from recommender.query import Query;"
               f"r = Recommender.load({str(root)!r}); out = r.recommend(Query(title='citation recommendation'));"
               "print(json.dumps([len(out.recommendations) > 0, 'torch' in sys.modules,"
               " 'sentence_transformers' in sys.modules]))")

@@ -1,4 +1,4 @@
-"""Tests of recommender.publication_kind: the rule that picks @inproceedings / @article / @misc (and RIS types)."""
+"""Tests of recommender.corpus.publication_kind: the rule that picks @inproceedings / @article / @misc (and RIS types)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from pages.ui.demo import DEMO_CORPUS
 from recommender.paper import Paper
-from recommender.publication_kind import KINDS, arxiv_id, publication_kind, venue_kind
+from recommender.corpus.publication_kind import KINDS, arxiv_id, publication_kind, venue_kind
 
 VENUES = {
     # conferences: words, acronyms (with years, tracks, hyphens), known names

@@ -4,8 +4,8 @@ from recommender import Query, Recommender
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import EvalQuery, queries_from_split
-from recommender.index import Index
-from recommender.retrieve import own_work
+from recommender.store.index import Index
+from recommender.pipeline.retrieve import own_work
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of recommender.references: normalization, reference-list parsing (as copied from PDFs) and matching."""
+"""Tests of recommender.references (parse, match) and recommender.corpus.identifiers: normalization, reference-list parsing (as copied from PDFs) and matching."""
 from __future__ import annotations
 
 import gzip
@@ -7,17 +7,10 @@ import random
 import pytest
 
 from recommender.paper import Paper
-from recommender.reference_text import decode_reference_bytes, join_lines, split_entries
-from recommender.references import (
-    ReferenceIndex,
-    ReferenceItem,
-    match_references,
-    normalize_arxiv,
-    normalize_doi,
-    normalize_title,
-    parse_reference_line,
-    parse_reference_list,
-)
+from recommender.references.text import decode_reference_bytes, join_lines, split_entries
+from recommender.corpus.identifiers import normalize_arxiv, normalize_doi, normalize_title
+from recommender.references.match import ReferenceIndex, match_references
+from recommender.references.parse import ReferenceItem, parse_reference_line, parse_reference_list
 
 CORPUS = [
     Paper("dpr", title="Dense Passage Retrieval for Open-Domain Question Answering",

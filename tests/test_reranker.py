@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recommender import Query, Recommender, index_files
+from recommender import Query, Recommender
+from recommender.store import versions
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import queries_for_papers, queries_from_split
-from recommender.features import FEATURES
-from recommender.learned import (LearnedModelError, describe_learned, load_reranker, model_path,
+from recommender.pipeline.features import FEATURES
+from recommender.pipeline.learned import (LearnedModelError, describe_learned, load_reranker, model_path,
                                  save_reranker)
 from recommender.training import reranker as rr
 
@@ -48,7 +49,7 @@ def test_features_respect_the_date_cut_off(small_recommender):
     cite0 = rec.index.position["cite0"]  # cited by cite1 (2011), cite2 (2012) and cite3 (2013)
     query = Query(title="Neural citation recommendation", max_date="2011-12-31", exclude={"cite1"})
     pool = rec.candidate_pool(query, METHODS["hybrid+graph"])
-    matrix = rec.features.compute(pool)
+    matrix = rec.graph_features(pool)
     assert matrix.shape == (len(pool.candidates), len(FEATURES))
     row = matrix[list(pool.candidates).index(cite0)]
     col = {name: i for i, name in enumerate(FEATURES)}
@@ -56,14 +57,14 @@ def test_features_respect_the_date_cut_off(small_recommender):
     assert row[col["year_gap"]] == 1.0
     assert 0 < row[col["title_overlap"]] <= 1 and 0 < row[col["abstract_overlap"]] <= 1
     later = rec.candidate_pool(Query(title="Neural citation recommendation"), METHODS["hybrid+graph"])
-    row = rec.features.compute(later)[list(later.candidates).index(cite0)]
+    row = rec.graph_features(later)[list(later.candidates).index(cite0)]
     assert math.isclose(row[col["citations"]], math.log1p(3), rel_tol=1e-6)
 
 
 def _features_of(rec, query, paper_ids):
     """The FEATURES rows (as name -> value dicts) of the given papers in the query's hybrid+graph pool."""
     pool = rec.candidate_pool(query, METHODS["hybrid+graph"])
-    matrix = rec.features.compute(pool)
+    matrix = rec.graph_features(pool)
     rows = {}
     for pid in paper_ids:
         row = matrix[list(pool.candidates).index(rec.index.position[pid])]
@@ -138,7 +139,7 @@ def test_training_writes_the_model_atomically(index_copy, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         rr.train(rec, queries, progress=False)
     monkeypatch.undo()
-    monkeypatch.setattr(index_files.os, "fsync", killed)  # killed while writing: the old model stays, no debris
+    monkeypatch.setattr(versions.os, "fsync", killed)  # killed while writing: the old model stays, no debris
     with pytest.raises(KeyboardInterrupt):
         save_reranker(index_copy, reranker)
     assert path.read_bytes() == before and list(path.parent.iterdir()) == [path]

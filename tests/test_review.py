@@ -6,8 +6,8 @@ import pytest
 
 from recommender.documents.fill import cite_after_sentences, fill_placeholders, placeholder_spans
 from recommender.documents.model import Document, Marker, Passage
-from recommender.references import parse_reference_line
-from recommender.review import DocumentReviewer, marker_context, uncited_sentences
+from recommender.references.parse import parse_reference_line
+from recommender.review.document import DocumentReviewer, marker_context, uncited_sentences
 
 TITLE = "Recommending citations for scientific drafts"
 ABSTRACT = "We suggest references for a draft from its abstract and from the passages that need a citation."

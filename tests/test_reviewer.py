@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from recommender.references import ReferenceItem
-from recommender.reviewer import MAX_REFERENCE_CHARS, Reviewer, parse_references, parse_warnings, submission_sentences
+from recommender.references.parse import ReferenceItem
+from recommender.review.abstract import MAX_REFERENCE_CHARS, Reviewer, parse_references, parse_warnings, submission_sentences
 
 TITLE = "Recommending citations for scientific drafts"
 ABSTRACT = ("We suggest references for a draft paper from its abstract. "

@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from recommender.authors import author_key
-from recommender.select import clusters_of, marginal_gain, select_diverse
+from recommender.corpus.authors import author_key
+from recommender.pipeline.select import clusters_of, marginal_gain, select_diverse
 
 REWARDS = [1.0, 0.95, 0.9, 0.85, 0.5, 0.45, 0.4, 0.3]
 AUTHORS = [["Ada Lovelace"], ["A. Lovelace", "Alan Turing"], ["Lovelace, Ada"], ["Ada Lovelace"],

@@ -3,7 +3,7 @@ import gzip
 import json
 
 from conftest import shared_data
-from recommender.loaders import load_corpus
+from recommender.corpus.loaders import load_corpus
 
 
 def test_hepth_corpus_loads_with_its_citation_graph():

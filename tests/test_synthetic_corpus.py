@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from bench import synthetic_corpus as synthetic
-from recommender import index_files
-from recommender.embedding_cache import EmbeddingCache, text_key
-from recommender.index import Index, build_index
-from recommender.loaders import load_corpus
+from recommender.store import versions
+from recommender.embedding.cache import EmbeddingCache, text_key
+from recommender.store.index import Index, build_index
+from recommender.corpus.loaders import load_corpus
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def test_papers_cite_earlier_papers_and_their_vectors_are_cached(bases, tmp_path
         assert paper.title and len(paper.abstract.split()) > 20 and paper.authors and paper.year
         assert all(position[r] < i - i % 40 for r in paper.references)  # only papers of earlier blocks
     assert [p.year for p in papers] == sorted(p.year for p in papers)
-    cache = EmbeddingCache(index_files.embedding_cache_path(tmp_path / "idx"))
+    cache = EmbeddingCache(versions.embedding_cache_path(tmp_path / "idx"))
     found = cache.get_many([text_key(synthetic.ENCODER_NAME, p.text) for p in papers])
     cache.close()
     assert len(found) == 300

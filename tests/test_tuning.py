@@ -5,7 +5,7 @@ import pytest
 
 from recommender import Query, Recommender
 from recommender.config import METHODS
-from recommender.learned import LearnedModelError, head_path, load_head, save_head
+from recommender.pipeline.learned import LearnedModelError, head_path, load_head, save_head
 from recommender.training.encoder import citation_pairs, train_head
 
 
@@ -49,7 +49,7 @@ def test_stored_head_serves_the_tuned_field(index_copy):
     assert rec.route(query, METHODS["hybrid+graph"]).field == "dense"  # "off"
     ranking = rec.rank(query, METHODS["tuned"])
     assert sum(rec.index.ids[p].startswith("cite") for p in ranking.positions) >= 4
-    vector = rec.reader.vector(query, METHODS["tuned"], "tuned")
+    vector = rec.query_vector(query, "tuned", METHODS["tuned"])
     expected = head.apply(rec.encoder.encode([query.main_text]))[0]
     assert np.allclose(vector, expected, atol=1e-5)
 

@@ -1,7 +1,7 @@
 """Turning typed text into a query: text copied from a PDF unwrapped, mode detection and truncation with a notice."""
 import pytest
 
-from recommender.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, detect_mode, prepare, unwrap
+from recommender.pipeline.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, detect_mode, prepare, unwrap
 
 
 def test_mode_follows_the_citation_marker():

@@ -18,13 +18,13 @@ from pathlib import Path
 import streamlit as st
 
 from pages.ui import common, corpora, shelves
-from recommender import index_files
+from recommender.store import versions
 from recommender.background import Job, JobBusy
-from recommender.index_files import IndexError_
-from recommender.sources.command import parse_years
-from recommender.sources.errors import SourceError
-from recommender.sources.openalex import OpenAlexQuery
-from recommender.sources.semantic_scholar import seed_id
+from recommender.store.versions import IndexError_
+from recommender.corpus.sources.command import parse_years
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.openalex import OpenAlexQuery
+from recommender.corpus.sources.semantic_scholar import seed_id
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
 SOURCES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
@@ -141,7 +141,7 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
 def size_of(directory: Path) -> str:
     """" (1,234 papers, 5,678 citation links)" from the corpus's manifest, or "" when it cannot be read."""
     try:
-        manifest = index_files.read_manifest(index_files.current_version(directory), verify=False)
+        manifest = versions.read_manifest(versions.current_version(directory), verify=False)
         return f" ({manifest['papers']:,} papers, {manifest['edges']:,} citation links)"
     except (IndexError_, KeyError, TypeError, ValueError):
         return ""

@@ -12,15 +12,15 @@ import streamlit as st
 
 from pages.ui import corpora
 from pages.ui.demo import ensure_demo_index
-from recommender import confidence
+from recommender.pipeline import confidence
 from recommender.backends import BackendError
-from recommender.export import export
-from recommender.index import Index
+from recommender.corpus.export import export
+from recommender.store.index import Index
 from recommender.paper import Paper
 from recommender.query import Query, Recommendation
-from recommender.recommender import Recommender
-from recommender.review import DocumentReviewer
-from recommender.reviewer import Reviewer
+from recommender.pipeline.recommender import Recommender
+from recommender.review.document import DocumentReviewer
+from recommender.review.abstract import Reviewer
 
 EXPORT_FORMATS = {  # label: (exporter name, file name, MIME type, preview language)
     "BibTeX": ("bibtex", "citations.bib", "application/x-bibtex", "bibtex"),
@@ -224,7 +224,7 @@ def result_card(rec: Recommendation, paper: Paper, match: confidence.Match | Non
     """One recommendation: title, byline, closeness bar (with `match`, else the score), explanation, links; a
     checkbox when `select_key`.
 
-    The bar is the query–paper cosine on an absolute scale (`recommender.confidence`), the same for every
+    The bar is the query–paper cosine on an absolute scale (`recommender.pipeline.confidence`), the same for every
     query, so a nonsense query shows short bars; a weak result's explanation claims no match.
     """
     with st.container(border=True):

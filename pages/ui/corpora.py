@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pages.ui.demo import PROJECT_ROOT
-from recommender import index_files
+from recommender.store import versions
 from recommender.background import Job, JobBusy, Step
-from recommender.encoders import parse_encoder_name
-from recommender.index import Index, Progress, add_to_index, build_index
+from recommender.embedding.encoders import parse_encoder_name
+from recommender.store.index import Index, Progress, add_to_index, build_index
 from recommender.paper import Paper
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
@@ -72,10 +72,10 @@ def is_user_corpus(directory: Path, shelf: Path | None = None) -> bool:
 
 def _seed_cache(base: Path, target: Path) -> None:
     """Copy the base index's embedding cache, so its papers are not embedded again."""
-    source = index_files.embedding_cache_path(base)
+    source = versions.embedding_cache_path(base)
     if not source.is_file():
         return
-    destination = index_files.embedding_cache_path(target)
+    destination = versions.embedding_cache_path(target)
     destination.parent.mkdir(parents=True, exist_ok=True)
     src, dst = sqlite3.connect(f"file:{source}?mode=ro", uri=True), sqlite3.connect(destination)
     try:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender import index_files
-from recommender.embedding_cache import EmbeddingCache, text_key
-from recommender.encoders import DEFAULT_MAX_TOKENS, get_encoder
-from recommender.gloss import WORDS_FILE as GLOSSARY
-from recommender.index import Progress, build_index
+from recommender.store import versions
+from recommender.embedding.cache import EmbeddingCache, text_key
+from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, get_encoder
+from recommender.store.gloss import WORDS_FILE as GLOSSARY
+from recommender.store.index import Progress, build_index
 from recommender.paper import Paper
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ def demo_papers() -> list[Paper]:
 
 
 def _cache(root: Path) -> EmbeddingCache:
-    return EmbeddingCache(index_files.embedding_cache_path(root))
+    return EmbeddingCache(versions.embedding_cache_path(root))
 
 
 def _seed_cache(root: Path) -> None:
@@ -54,13 +54,13 @@ def _seed_cache(root: Path) -> None:
 def ensure_demo_index(on_progress: Progress | None = None) -> Path:
     """Build the demo index unless a sound one for the current corpus file already exists."""
     root = demo_index_dir()
-    checksum = index_files.sha256_of(DEMO_CORPUS)
+    checksum = versions.sha256_of(DEMO_CORPUS)
     try:
-        version = index_files.current_version(root)
-        manifest = index_files.read_manifest(version, verify=True)
+        version = versions.current_version(root)
+        manifest = versions.read_manifest(version, verify=True)
         if manifest.get("source", {}).get("sha256") == checksum and (version / GLOSSARY).is_file():
             return root  # (an index built before glossaries is rebuilt)
-    except index_files.IndexError_:
+    except versions.IndexError_:
         pass
     _seed_cache(root)
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,

@@ -8,11 +8,11 @@ import streamlit as st
 from pages.ui import common
 from recommender.documents.fill import cite_after_sentences, fill_placeholders
 from recommender.documents.read import read_document
-from recommender.export import citation_keys
+from recommender.corpus.export import citation_keys
 from recommender.paper import Paper
 from recommender.query import CITATION_MARK
-from recommender.review import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
-from recommender.reviewer import parse_warnings
+from recommender.review.document import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
+from recommender.review.abstract import parse_warnings
 
 UPLOAD_TYPES = ["pdf", "tex", "zip", "gz", "tgz", "tar", "docx", "md", "txt"]
 EXPORTS = ["BibTeX", "RIS", "CSL-JSON"]

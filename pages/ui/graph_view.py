@@ -15,8 +15,8 @@ from plotly.colors import sample_colorscale
 from pages.ui.contrast import text_colour
 from pages.ui.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
                                    year_ticks)
-from recommender.authors import author_key
-from recommender.index import Index
+from recommender.corpus.authors import author_key
+from recommender.store.index import Index
 from recommender.query import Recommendation
 
 MAX_CONTEXT = 40  # context papers drawn unless the page asks for another number

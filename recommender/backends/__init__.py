@@ -1,7 +1,7 @@
 """Where candidates come from: the in-process engine (default) or Milvus, chosen by a URI (`open_backend`)."""
 from __future__ import annotations
 
-from .base import Backend, BackendError, Filters, Scores
+from recommender.backends.base import Backend, BackendError, Filters, Scores
 
 IN_PROCESS = ("", "in-process", "inprocess")
 
@@ -12,11 +12,11 @@ def open_backend(uri: str | None, index, dense: dict, head=None) -> Backend:
     `head`: the trained encoder head the recommender uses, if any). A bad URI is a ValueError; a Milvus that
     cannot serve the index a BackendError."""
     if uri is None or uri.strip() in IN_PROCESS:
-        from .inprocess import InProcessBackend
+        from recommender.backends.inprocess import InProcessBackend
 
         return InProcessBackend(index, dense)
     if uri.strip().startswith("milvus:"):
-        from .milvus import MilvusBackend, parse_target
+        from recommender.backends.milvus import MilvusBackend, parse_target
 
         return MilvusBackend(parse_target(uri), index, head)
     raise ValueError(f"unknown backend {uri!r}: use in-process, milvus:PATH.db or milvus://host:port")

@@ -31,9 +31,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from ..config import BM25_B, BM25_K1, BM25_STOPWORDS
-from ..lexical import analyze
-from .base import Backend, BackendError, Filters, Scores
+from recommender.config import BM25_B, BM25_K1, BM25_STOPWORDS
+from recommender.store.lexical import analyze
+from recommender.backends.base import Backend, BackendError, Filters, Scores
 
 DEFAULT_COLLECTION = "papers"
 FORMAT = "1"
@@ -137,7 +137,7 @@ def dense_fields(index, head) -> dict[str, tuple[str, int]]:
     dim = int(index.dense.shape[1])
     fields = {"dense": (index.manifest["model"], dim)}
     if index.multilingual is not None:
-        from ..encoders import MultilingualEncoder
+        from recommender.embedding.encoders import MultilingualEncoder
 
         fields["multilingual"] = (MultilingualEncoder.name, int(index.multilingual.shape[1]))
     if head is not None:

@@ -12,11 +12,11 @@ import io
 import re
 import zipfile
 
-from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
-from .blocks import Block, add, paragraph
-from .errors import DocumentError
-from .limits import MAX_DOCX_BYTES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check, megabytes
-from .model import Document
+from recommender.documents.assemble import ABSTRACT_HEADINGS, assemble, heading_name
+from recommender.documents.blocks import Block, add, paragraph
+from recommender.documents.errors import DocumentError
+from recommender.documents.limits import MAX_DOCX_BYTES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check, megabytes
+from recommender.documents.model import Document
 
 MAX_BOLD_HEADING_WORDS = 10
 MAX_TITLE_WORDS = 30

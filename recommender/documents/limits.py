@@ -5,7 +5,7 @@ work it bounds, and its message says what was too large and what the limit is.
 """
 from __future__ import annotations
 
-from .errors import DocumentError
+from recommender.documents.errors import DocumentError
 
 MB = 1024 * 1024
 

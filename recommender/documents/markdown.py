@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from .assemble import ABSTRACT_HEADINGS, assemble, heading_name
-from .blocks import Block, add, paragraph, words_seen
-from .model import Document
-from .text import take_title
+from recommender.documents.assemble import ABSTRACT_HEADINGS, assemble, heading_name
+from recommender.documents.blocks import Block, add, paragraph, words_seen
+from recommender.documents.model import Document
+from recommender.documents.text import take_title
 
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)\s*$")

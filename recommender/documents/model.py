@@ -5,8 +5,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..query import CITATION_MARK
-from ..references import ReferenceItem
+from recommender.query import CITATION_MARK
+from recommender.references.parse import ReferenceItem
 
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)])")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from .decoding import decode
-from .errors import DocumentError
-from .limits import MAX_PROJECT_BIB_BYTES, MAX_PROJECT_TEX_BYTES, megabytes
+from recommender.documents.decoding import decode
+from recommender.documents.errors import DocumentError
+from recommender.documents.limits import MAX_PROJECT_BIB_BYTES, MAX_PROJECT_TEX_BYTES, megabytes
 
 OUTSIDE_NOTICE = "An included file outside the project was ignored."
 

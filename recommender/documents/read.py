@@ -19,12 +19,12 @@ import zlib
 from io import BytesIO
 from pathlib import Path
 
-from .decoding import SUPPORTED, decode
-from .errors import DocumentError
-from .limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_PROJECT_BIB_BYTES, MAX_TEXT_CHARS, check,
+from recommender.documents.decoding import SUPPORTED, decode
+from recommender.documents.errors import DocumentError
+from recommender.documents.limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_PROJECT_BIB_BYTES, MAX_TEXT_CHARS, check,
                      megabytes)
-from .model import Document
-from .project import ArchiveProject, FolderProject, check_project_size, project_kind
+from recommender.documents.model import Document
+from recommender.documents.project import ArchiveProject, FolderProject, check_project_size, project_kind
 
 LATEX_SUFFIXES = {".tex", ".ltx", ".latex"}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown", ".rmd", ".qmd"}
@@ -67,7 +67,7 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
     bibs = [decode(bib, "the .bib file")] if bib is not None else []
     suffix = Path(name).suffix.casefold()
     if data.lstrip().startswith(b"%PDF-") or (suffix == ".pdf" and b"%PDF-" in data[:1024]):
-        from .pdf import read_pdf
+        from recommender.documents.pdf import read_pdf
         return _with_bib_notice(read_pdf(data), bibs)
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _read_zip(data, bibs)
@@ -93,14 +93,14 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
         raise DocumentError("This is a BibTeX file, not a document. Give it as the bibliography of the .tex "
                             "(or zip the LaTeX project), or give the document itself.")
     if suffix in LATEX_SUFFIXES or (suffix not in MARKDOWN_SUFFIXES and _LATEX_RE.search(text)):
-        from .latex import read_latex
+        from recommender.documents.latex import read_latex
         if isinstance(source, (bytes, bytearray, memoryview)):
             return read_latex(text, bibs)
         return read_latex(text, bibs, FolderProject(Path(source), outside=includes_outside))
     if suffix in MARKDOWN_SUFFIXES or (suffix not in (".txt", ".text") and len(_MARKDOWN_RE.findall(text)) >= 2):
-        from .markdown import read_markdown
+        from recommender.documents.markdown import read_markdown
         return _with_bib_notice(read_markdown(text), bibs)
-    from .text import read_text
+    from recommender.documents.text import read_text
     return _with_bib_notice(read_text(text), bibs)
 
 
@@ -134,7 +134,7 @@ def _read_zip(data: bytes, bibs: list[str]) -> Document:
     except (zipfile.BadZipFile, OSError) as exc:
         raise DocumentError(f"This zip file is damaged ({exc}).") from exc
     if "word/document.xml" in names:
-        from .docx import read_docx
+        from recommender.documents.docx import read_docx
         return _with_bib_notice(read_docx(data), bibs)
     for marker, what in (("xl/workbook.xml", "an Excel workbook (.xlsx)"), ("ppt/presentation.xml",
                          "a PowerPoint presentation (.pptx)"), ("content.xml", "an OpenDocument file (.odt)")):
@@ -211,7 +211,7 @@ def _latex_project(files: dict[str, str], bibs: list[str], what: str) -> Documen
         raise DocumentError(f"This {what} holds no .tex file{' and no Word document' if what == 'zip' else ''}. "
                             f"Upload {SUPPORTED}.")
     main = _main_file(tex)
-    from .latex import read_latex
+    from recommender.documents.latex import read_latex
     return read_latex(tex[main], bibs, ArchiveProject(files, main))
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from .assemble import ABSTRACT_HEADINGS, REFERENCE_HEADINGS, assemble, heading_name
-from .blocks import Block, add, paragraph, words_seen
-from .model import Document
+from recommender.documents.assemble import ABSTRACT_HEADINGS, REFERENCE_HEADINGS, assemble, heading_name
+from recommender.documents.blocks import Block, add, paragraph, words_seen
+from recommender.documents.model import Document
 
 MAX_HEADING_WORDS = 10
 MAX_INNER_HEADING_WORDS = 6  # a numbered heading inside a paragraph (no blank line around it) is this short

@@ -8,10 +8,10 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..config import METHODS, PipelineConfig
-from ..recommender import Recommender
-from .metrics import CUTOFFS, summarize
-from .queries import EvalQuery
+from recommender.config import METHODS, PipelineConfig
+from recommender.pipeline.recommender import Recommender
+from recommender.evaluation.metrics import CUTOFFS, summarize
+from recommender.evaluation.queries import EvalQuery
 
 
 def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[str, PipelineConfig] | None = None,

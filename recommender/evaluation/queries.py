@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..paper import Paper
-from ..query import Query
+from recommender.paper import Paper
+from recommender.query import Query
 
 
 @dataclass

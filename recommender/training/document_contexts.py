@@ -21,11 +21,13 @@ from typing import Callable
 
 from tqdm.auto import tqdm
 
-from ..claims import split_sentences
-from ..documents.errors import DocumentError
-from ..documents.model import Document, Passage
-from ..documents.read import BINARY_SUFFIXES, LATEX_SUFFIXES, MARKDOWN_SUFFIXES, read_document
-from ..references import ReferenceIndex, ReferenceItem, normalize_title
+from recommender.review.claims import split_sentences
+from recommender.documents.errors import DocumentError
+from recommender.documents.model import Document, Passage
+from recommender.documents.read import BINARY_SUFFIXES, LATEX_SUFFIXES, MARKDOWN_SUFFIXES, read_document
+from recommender.corpus.identifiers import normalize_title
+from recommender.references.match import ReferenceIndex
+from recommender.references.parse import ReferenceItem
 
 DOCUMENT_SUFFIXES = {*BINARY_SUFFIXES, *LATEX_SUFFIXES, *MARKDOWN_SUFFIXES, ".txt"}
 

@@ -12,7 +12,7 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..learned import EncoderHead
+from recommender.pipeline.learned import EncoderHead
 
 HIDDEN = 1024
 EPOCHS = 1  # on hep-th dev a second epoch raised dense R@100 further but cost MRR

@@ -24,14 +24,14 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..config import METHODS, PipelineConfig
-from ..evaluation.metrics import summarize
-from ..evaluation.queries import EvalQuery
-from ..learned import Reranker, save_reranker
-from ..local_features import LOCAL_FEATURES
-from ..query import Query
-from ..recommender import Recommender
-from .reranker import fit
+from recommender.config import METHODS, PipelineConfig
+from recommender.evaluation.metrics import summarize
+from recommender.evaluation.queries import EvalQuery
+from recommender.pipeline.learned import Reranker, save_reranker
+from recommender.pipeline.local_features import LOCAL_FEATURES
+from recommender.query import Query
+from recommender.pipeline.recommender import Recommender
+from recommender.training.reranker import fit
 
 FOLDS = 5
 PRIME_BATCH = 128  # contexts whose texts are encoded in one batch (two texts each fit the reader's cache)
@@ -169,9 +169,9 @@ def collect_pools(recommender: Recommender, queries: list[EvalQuery], config: Pi
         if on_progress:
             on_progress(i, len(queries))
         if i % PRIME_BATCH == 0:  # encode the next passages and drafts together (one at a time is slower)
-            recommender.reader.prime([q.query for q in queries[i:i + PRIME_BATCH]], config)
+            recommender.prepare([q.query for q in queries[i:i + PRIME_BATCH]], config)
         pool = recommender.candidate_pool(item.query, config)
-        features = recommender.local_features.compute(pool)
+        features = recommender.passage_features(pool)
         cited = np.array([index.ids[c] in item.relevant for c in pool.candidates], dtype=bool)
         out.append(PoolRows(np.asarray(pool.candidates), features, cited, np.asarray(pool.scores)))
     return out

@@ -15,11 +15,11 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..config import METHODS, PipelineConfig
-from ..evaluation.queries import EvalQuery, queries_for_papers, split_positions
-from ..features import FEATURES
-from ..learned import Reranker, save_reranker
-from ..recommender import Recommender
+from recommender.config import METHODS, PipelineConfig
+from recommender.evaluation.queries import EvalQuery, queries_for_papers, split_positions
+from recommender.pipeline.features import FEATURES
+from recommender.pipeline.learned import Reranker, save_reranker
+from recommender.pipeline.recommender import Recommender
 
 TRAIN_POOL = 300          # candidates per retriever while collecting training pairs
 HARD_NEGATIVES = 20       # the best-scored non-cited papers of each pool ...

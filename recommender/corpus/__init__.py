@@ -1,0 +1,1 @@
+"""Corpus records in and out: loaders (corpus files), sources (corpus builders), authors, identifiers, export."""

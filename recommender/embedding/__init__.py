@@ -1,0 +1,1 @@
+"""Sentence encoders shipped in Python packages (PyTorch or ONNX Runtime) and the cache of their embeddings."""

@@ -1,0 +1,1 @@
+"""The query pipeline, stage by stage: prepare → retrieve → fuse → expand (pool) → features → learned → select → explain; `recommender.py` runs it."""

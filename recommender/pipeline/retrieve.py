@@ -1,0 +1,106 @@
+"""Candidates of a query: the papers its filters allow, the texts BM25 is asked, nearest papers in a dense field
+(the in-process search behind `backends.inprocess`), and the earlier papers of the query's own authors."""
+from __future__ import annotations
+
+import numpy as np
+
+from recommender.corpus.authors import author_key
+from recommender.config import ANNOY_OVERFETCH, EXACT_SEARCH_RATIO, PipelineConfig
+from recommender.query import Query, Route
+from recommender.pipeline.prepare import QueryPreparer
+
+
+def allowed(index, query: Query) -> np.ndarray:
+    """Boolean mask of the papers the query may return (years, date cut-off, venues, exclusions)."""
+    mask = np.ones(len(index), dtype=bool)
+    if query.year_min is not None:
+        mask &= index.years >= query.year_min
+    if query.year_max is not None:
+        mask &= (index.years <= query.year_max) & (index.years > 0)
+    if query.max_date:
+        limit = int(query.max_date.replace("-", "")[:8])
+        dated = index.dates > 0
+        undated_ok = (index.years == 0) | (index.years <= limit // 10000)  # papers with no date at all stay
+        mask &= np.where(dated, index.dates <= limit, undated_ok)
+    if query.venues:
+        wanted = [v.lower() for v in query.venues]
+        mask &= np.array([any(w in v.lower() for w in wanted) for v in index.venues], dtype=bool)
+    for pid in query.exclude:
+        pos = index.position.get(pid)
+        if pos is not None:
+            mask[pos] = False
+    return mask
+
+
+def top_positions(scores: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+    """The (at most) n allowed positions with the highest positive scores, best first."""
+    masked = np.where(allowed, scores, -np.inf)
+    n = min(n, int(allowed.sum()))
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-masked, n - 1)[:n]
+    top = top[np.isfinite(masked[top]) & (masked[top] > 0)]
+    return top[np.argsort(-masked[top], kind="stable")]
+
+
+def scaled(values: np.ndarray) -> np.ndarray:
+    """Values divided by their maximum (zeros when none is positive)."""
+    top = float(values.max()) if len(values) else 0.0
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def lexical_texts(query: Query, config: PipelineConfig, route: Route, reader: QueryPreparer) -> list[tuple[str, float]]:
+    """What BM25 is asked, with weights (`backends.Backend.lexical`): the passage (or draft), plus in local mode
+    the draft weighted by `config.global_weight`; a non-English query is searched by what
+    `QueryPreparer.lexical_text` reads of it."""
+    texts = [(reader.lexical_text(query.main_text, route), 1.0)]
+    if query.is_local and query.global_text and config.global_weight > 0:
+        texts.append((reader.lexical_text(query.global_text, route), config.global_weight))
+    return texts
+
+
+class DenseRetriever:
+    """Nearest papers to a query vector in one dense field (unit vectors; `annoy`: its Annoy index, None for
+    exact search only)."""
+
+    def __init__(self, vectors: np.ndarray, annoy=None):
+        self.vectors, self.annoy = vectors, annoy
+
+    def search(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+        """The n nearest allowed papers: Annoy's, or exact cosine when that is as cheap (small corpus, deep pool)
+        or when the filter removes most of Annoy's answers."""
+        if self.annoy is None or n * EXACT_SEARCH_RATIO >= len(self.vectors):
+            return top_positions(np.asarray(self.vectors @ vector), allowed, n)
+        found = np.asarray(self.annoy.get_nns_by_vector(vector, n * ANNOY_OVERFETCH), dtype=np.int64)
+        found = found[allowed[found]][:n] if len(found) else found
+        if len(found) < min(n, int(allowed.sum())) // 2:
+            return top_positions(np.asarray(self.vectors @ vector), allowed, n)
+        return found
+
+    def similarity(self, vector: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """Cosine of the query vector with the papers at `positions`."""
+        return np.asarray(self.vectors[positions] @ vector, dtype=np.float32)
+
+
+def dense_retrievers(index, head=None) -> dict[str, DenseRetriever]:
+    """A retriever per dense field of the index: "dense" (English encoder), "tuned" (with `head`, the
+    index's `learned.EncoderHead`: the stored vectors through the head, exact search) and "multilingual",
+    where present."""
+    fields = {"dense": DenseRetriever(index.dense, index.annoy)}
+    if head is not None:
+        fields["tuned"] = DenseRetriever(head.apply(index.dense))
+    if index.multilingual is not None:
+        fields["multilingual"] = DenseRetriever(index.multilingual, index.multilingual_annoy)
+    return fields
+
+
+def own_work(query: Query, config: PipelineConfig, by_author: dict[str, np.ndarray]) -> dict[int, float]:
+    """Papers written by the query's authors: position -> share of the query's authors on it."""
+    keys = {author_key(name) for name in query.authors} - {""}
+    if not config.own_work or not keys:
+        return {}
+    counts: dict[int, float] = {}
+    for key in keys:
+        for pos in by_author.get(key, ()):
+            counts[int(pos)] = counts.get(int(pos), 0.0) + 1.0 / len(keys)
+    return counts
