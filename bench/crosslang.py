@@ -97,7 +97,7 @@ def ensure_index(root: Path, corpus_files: list[Path], samples: dict[str, int], 
         manifest = versions.read_manifest(version, verify=False)
         if manifest.get("source") == source and manifest.get("multilingual") and (version / GLOSSARY).is_file():
             return root
-    except versions.IndexError_:
+    except versions.IndexDirectoryError:
         pass
     if seed_cache and seed_cache.is_file():
         seed(versions.embedding_cache_path(root), seed_cache)

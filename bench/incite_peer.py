@@ -152,7 +152,7 @@ def acm_subpool(base: Index, data: Path, size: int, root: Path) -> Path:
     try:
         files.current_version(root)
         return root
-    except files.IndexError_:
+    except files.IndexDirectoryError:
         pass
     cited = set()
     for file in SETS["acm-cr"]["query_sets"].values():
@@ -226,7 +226,7 @@ def sibling_index(base: Index, vectors: np.ndarray, root: Path, model: str) -> I
     try:
         files.current_version(root)
         return Index.load(root)
-    except files.IndexError_:
+    except files.IndexDirectoryError:
         pass
     dense = {"dense.ann", "dense.npy"}
     with files.build_lock(root):

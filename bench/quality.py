@@ -20,7 +20,7 @@ from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.queries import queries_from_file, queries_from_split
 from recommender.store.index import build_index
-from recommender.store.versions import IndexError_, current_version
+from recommender.store.versions import IndexDirectoryError, current_version
 from recommender.corpus.loaders import load_corpus
 from recommender.pipeline.recommender import Recommender
 
@@ -36,7 +36,7 @@ DATASETS = {
 def open_index(corpus: Path, root: Path) -> Recommender:
     try:
         current_version(root)
-    except IndexError_:
+    except IndexDirectoryError:
         started = time.time()
         papers = load_corpus(corpus).papers
         build_index(papers, root, source={"file": str(corpus)})

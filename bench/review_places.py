@@ -29,7 +29,7 @@ from recommender.config import DEFAULT
 from recommender.documents.read import read_document
 from recommender.evaluation.metrics import ndcg_at, recall_at
 from recommender.store.index import build_index
-from recommender.store.versions import IndexError_, current_version
+from recommender.store.versions import IndexDirectoryError, current_version
 from recommender.corpus.loaders import load_corpus
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
@@ -48,7 +48,7 @@ def open_pool(data: Path, root: Path, size: int, queries: list[dict]) -> Recomme
     """The pool's index: built on first use (cited papers first, then a seeded sample of the rest)."""
     try:
         current_version(root)
-    except IndexError_:
+    except IndexDirectoryError:
         papers = load_corpus(data / "corpus.jsonl.gz").papers
         if size:
             needed = {pid for q in queries for pid in q["relevant"]} | {q["citing_id"] for q in queries}

@@ -37,7 +37,7 @@ import numpy as np
 
 from recommender.documents.read import read_document
 from recommender.store.index import build_index
-from recommender.store.versions import IndexError_, current_version
+from recommender.store.versions import IndexDirectoryError, current_version
 from recommender.corpus.loaders import load_corpus
 from recommender.query import CITATION_MARK
 from recommender.pipeline.recommender import Recommender
@@ -250,7 +250,7 @@ def summarise(rows: list[dict], samples: int = 2000) -> dict:
 def load_index(path: Path, corpus: Path) -> Recommender:
     try:
         current_version(path)
-    except (IndexError_, FileNotFoundError):
+    except (IndexDirectoryError, FileNotFoundError):
         build_index(load_corpus(corpus).papers, path)
     return Recommender.load(path)
 

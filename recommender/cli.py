@@ -10,7 +10,7 @@ from pathlib import Path
 from recommender.backends.base import BackendError
 from recommender.config import DEFAULT_DIVERSITY, METHODS
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, RUNTIMES
-from recommender.store.versions import IndexError_
+from recommender.store.versions import IndexDirectoryError
 from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.paper import Paper
 from recommender.query import Query
@@ -373,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (CorpusError, IndexError_, BackendError, ValueError, FileNotFoundError) as exc:
+    except (CorpusError, IndexDirectoryError, BackendError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -49,9 +49,9 @@ def test_damaged_index_fails_with_a_clear_message(tmp_path):
     with open(version / "dense.ann", "r+b") as handle:
         handle.seek(200)
         handle.write(b"\xff\xff\xff\xff")
-    with pytest.raises(versions.IndexError_, match="dense.ann is missing or damaged"):
+    with pytest.raises(versions.IndexDirectoryError, match="dense.ann is missing or damaged"):
         Index.load(root)
-    with pytest.raises(versions.IndexError_, match="not an index directory"):
+    with pytest.raises(versions.IndexDirectoryError, match="not an index directory"):
         Index.load(tmp_path / "nothing")
 
 
@@ -68,7 +68,7 @@ def test_files_verified_once_are_hashed_again_only_when_changed(tmp_path, monkey
     damaged[200:204] = b"\xff\xff\xff\xff"
     (version / "dense.new").write_bytes(damaged)
     os.replace(version / "dense.new", version / "dense.ann")  # same size, other content
-    with pytest.raises(versions.IndexError_, match="dense.ann is missing or damaged"):
+    with pytest.raises(versions.IndexDirectoryError, match="dense.ann is missing or damaged"):
         Index.load(root)
     assert hashed == ["dense.ann"]
 

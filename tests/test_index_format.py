@@ -149,7 +149,7 @@ def test_an_unknown_format_is_refused_clearly(small_index, tmp_path):
     manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
     manifest["format_version"] = 4
     (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(versions.IndexError_, match="index format 4 is not one this version reads"):
+    with pytest.raises(versions.IndexDirectoryError, match="index format 4 is not one this version reads"):
         Index.load(root)
 
 

@@ -20,7 +20,7 @@ import streamlit as st
 from pages.ui import common, corpora, shelves
 from recommender.store import versions
 from recommender.background import Job, JobBusy
-from recommender.store.versions import IndexError_
+from recommender.store.versions import IndexDirectoryError
 from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
@@ -143,7 +143,7 @@ def size_of(directory: Path) -> str:
     try:
         manifest = versions.read_manifest(versions.current_version(directory), verify=False)
         return f" ({manifest['papers']:,} papers, {manifest['edges']:,} citation links)"
-    except (IndexError_, KeyError, TypeError, ValueError):
+    except (IndexDirectoryError, KeyError, TypeError, ValueError):
         return ""
 
 

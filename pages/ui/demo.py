@@ -60,7 +60,7 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
         manifest = versions.read_manifest(version, verify=True)
         if manifest.get("source", {}).get("sha256") == checksum and (version / GLOSSARY).is_file():
             return root  # (an index built before glossaries is rebuilt)
-    except versions.IndexError_:
+    except versions.IndexDirectoryError:
         pass
     _seed_cache(root)
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,

@@ -25,7 +25,7 @@ import numpy as np
 
 from recommender.pipeline.features import DESCRIPTIONS, FEATURES
 from recommender.pipeline.local_features import LOCAL_DESCRIPTIONS, LOCAL_FEATURES
-from recommender.store.versions import IndexError_, write_atomic
+from recommender.store.versions import IndexDirectoryError, write_atomic
 
 LEARNED_DIR = "learned"
 MODEL_FILE = "reranker.model"
@@ -34,7 +34,7 @@ HEAD_FILE = "encoder_head.npz"
 FORMAT = 1
 
 
-class LearnedModelError(IndexError_):
+class LearnedModelError(IndexDirectoryError):
     """A learned model that is missing, damaged, or made for other features."""
 
 

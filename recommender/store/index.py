@@ -261,7 +261,7 @@ class Index:
         try:
             return cls(root, version, manifest)
         except (OSError, ValueError, KeyError) as exc:
-            raise files.IndexError_(f"{version}: cannot be loaded ({exc}); rebuild the index.") from exc
+            raise files.IndexDirectoryError(f"{version}: cannot be loaded ({exc}); rebuild the index.") from exc
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -33,11 +33,11 @@ VERIFIED = "verified.json"
 SETTLED_S = 2.0  # a file is recorded as verified only when unchanged for this long (file times are coarse)
 
 
-class IndexError_(RuntimeError):
+class IndexDirectoryError(RuntimeError):
     """An index directory that is missing, incomplete or damaged."""
 
 
-class IndexBusyError(IndexError_):
+class IndexBusyError(IndexDirectoryError):
     """Another build of the same index directory holds its lock."""
 
 
@@ -175,11 +175,11 @@ def current_version(root: Path) -> Path:
     """The live version folder, or a clear error when there is none."""
     name = _pointer(root) if (root / "CURRENT").is_file() else None
     if name is None:
-        raise IndexError_(f"{root} is not an index directory (no CURRENT file); build one with "
+        raise IndexDirectoryError(f"{root} is not an index directory (no CURRENT file); build one with "
                           f"`python -m recommender index CORPUS --out {root}`.")
     version = root / "versions" / name
     if not version.is_dir():
-        raise IndexError_(f"{root}: CURRENT points to {version.name}, which is missing.")
+        raise IndexDirectoryError(f"{root}: CURRENT points to {version.name}, which is missing.")
     return version
 
 
@@ -189,9 +189,9 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
     try:
         manifest = json.loads((version / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise IndexError_(f"{version}: manifest unreadable ({exc}); rebuild the index.") from exc
+        raise IndexDirectoryError(f"{version}: manifest unreadable ({exc}); rebuild the index.") from exc
     if manifest.get("format_version") not in READABLE_FORMATS:
-        raise IndexError_(f"{version}: index format {manifest.get('format_version')} is not one this version "
+        raise IndexDirectoryError(f"{version}: index format {manifest.get('format_version')} is not one this version "
                           f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
     if verify:
         known, hashed = _verified_states(version), False
@@ -201,7 +201,7 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
             if not unchanged:
                 hashed = True
                 if not path.is_file() or path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
-                    raise IndexError_(f"{version}: file {name} is missing or damaged (checksum mismatch); "
+                    raise IndexDirectoryError(f"{version}: file {name} is missing or damaged (checksum mismatch); "
                                       "rebuild the index.")
         if hashed:
             _remember_verified(version, manifest["files"])
