@@ -18,12 +18,12 @@ from recommender.store import versions as files
 from recommender.store.annoy_vectors import item_vectors
 from recommender.corpus.authors import author_key
 from recommender.store.columns import Columns, read_columns, read_meta_json, write_columns
-from recommender.config import ANNOY_TREES, BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
+from recommender.config import ANNOY_TREES
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, get_encoder, parse_encoder_name
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
-from recommender.store.lexical import LexicalIndex, lexical_text
+from recommender.store.lexical import LexicalIndex, lexical_text, settings as lexical_settings, unmet_settings
 from recommender.paper import Paper
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -126,7 +126,7 @@ def _build_locked(papers: list[Paper], root: Path, *, max_tokens: int = DEFAULT_
         info = {"papers": len(papers), "edges": graph.edge_count, "model": english.name,
                 "software": _software_versions(),
                 "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
-                "bm25": {"k1": BM25_K1, "b": BM25_B, "method": BM25_METHOD, "stopwords": sorted(BM25_STOPWORDS)},
+                "bm25": lexical_settings(),
                 "source": source or {}}
         return files.publish(root, staging, info)
     except BaseException:
@@ -258,6 +258,10 @@ class Index:
         root = Path(root)
         version = files.current_version(root)
         manifest = files.read_manifest(version, verify=verify)
+        unmet = unmet_settings(manifest.get("bm25") or {})
+        if unmet:
+            raise files.IndexDirectoryError(f"{root}: built with BM25 settings this version cannot honour "
+                                            f"({'; '.join(unmet)}); rebuild it with `python -m recommender index`.")
         try:
             return cls(root, version, manifest)
         except (OSError, ValueError, KeyError) as exc:

@@ -17,11 +17,30 @@ from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from recommender.paper import Paper
 
 _TOKEN_RE = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
+STEMMER = "porter"
+
+
+def settings() -> dict:
+    """The BM25 settings an index is built with, as its manifest records them."""
+    return {"k1": BM25_K1, "b": BM25_B, "method": BM25_METHOD, "stopwords": sorted(BM25_STOPWORDS),
+            "stemmer": STEMMER}
+
+
+def unmet_settings(recorded: dict) -> list[str]:
+    """What of an index's recorded BM25 settings this version cannot honour. k1, b and the variant are baked
+    into the stored scores, so any values are honoured; the analyzer (stop words, stemmer) runs again on every
+    query and must be the one the index was built with."""
+    unmet = []
+    if "stopwords" in recorded and sorted(recorded["stopwords"]) != sorted(BM25_STOPWORDS):
+        unmet.append("its stop words differ from this version's")
+    if recorded.get("stemmer", STEMMER) != STEMMER:
+        unmet.append(f"its stemmer is {recorded['stemmer']!r}, this version's {STEMMER!r}")
+    return unmet
 
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("porter")
+    return Stemmer.Stemmer(STEMMER)
 
 
 class TermMemo(dict):

@@ -176,7 +176,7 @@ def current_version(root: Path) -> Path:
     name = _pointer(root) if (root / "CURRENT").is_file() else None
     if name is None:
         raise IndexDirectoryError(f"{root} is not an index directory (no CURRENT file); build one with "
-                          f"`python -m recommender index CORPUS --out {root}`.")
+                                  f"`python -m recommender index CORPUS --out {root}`.")
     version = root / "versions" / name
     if not version.is_dir():
         raise IndexDirectoryError(f"{root}: CURRENT points to {version.name}, which is missing.")
@@ -192,7 +192,7 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         raise IndexDirectoryError(f"{version}: manifest unreadable ({exc}); rebuild the index.") from exc
     if manifest.get("format_version") not in READABLE_FORMATS:
         raise IndexDirectoryError(f"{version}: index format {manifest.get('format_version')} is not one this version "
-                          f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
+                                  f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
     if verify:
         known, hashed = _verified_states(version), False
         for name, facts in manifest["files"].items():
@@ -202,7 +202,7 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
                 hashed = True
                 if not path.is_file() or path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
                     raise IndexDirectoryError(f"{version}: file {name} is missing or damaged (checksum mismatch); "
-                                      "rebuild the index.")
+                                              "rebuild the index.")
         if hashed:
             _remember_verified(version, manifest["files"])
     return manifest
