@@ -72,7 +72,7 @@ def collect_dev(rec: Recommender, queries, own: bool, path: Path):
     rows, labels, sizes, relevant = [], [], [], []
     for item in queries:
         pool = learner.candidate_pool(item.query, config)
-        rows.append(learner.features.compute(pool))
+        rows.append(learner.graph_features(pool))
         labels.append(np.array([rec.index.ids[c] in item.relevant for c in pool.candidates], dtype=np.int8))
         sizes.append(len(pool.candidates))
         relevant.append(len(item.relevant))

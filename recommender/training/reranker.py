@@ -101,7 +101,7 @@ def collect(recommender: Recommender, queries: list[EvalQuery], config: Pipeline
         rest = negatives[hard:]
         chosen += rest if random_negatives is None else rng.sample(rest, min(random_negatives, len(rest)))
         keep = np.concatenate([np.flatnonzero(cited), np.asarray(chosen, dtype=np.int64)]).astype(np.int64)
-        rows.append(learner.features.compute(pool)[keep])
+        rows.append(learner.graph_features(pool)[keep])
         labels.append(cited[keep])
         groups.append(np.full(len(keep), qi))
         used += 1
