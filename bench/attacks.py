@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 
-from bench import hostile
+from bench import hostile, machine
+from bench.paths import need
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,6 +52,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, help="an index (default: the demo corpus, indexed here)")
     args = parser.parse_args()
+    if args.index:
+        need(parser, args.index, "--index", "DIR (an index to review against)")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         index = args.index
@@ -62,15 +63,15 @@ def main() -> None:
                                      str(index))
             assert built.code == 0, built.err
         secret, token = hostile.canary(folder / "server")
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}; "
-              f"{time.strftime('%Y-%m-%d')}; index {'demo corpus' if args.index is None else index}\n")
+        print(f"machine: {machine.line()}; {time.strftime('%Y-%m-%d')}; "
+              f"index {'demo corpus' if args.index is None else index}\n")
         print("| attack | outcome | wall s | peak MB | secret shown |")
         print("| --- | --- | ---: | ---: | --- |")
         for what, path, extra in attacks(folder / "uploads", secret):
             outcome = hostile.review(path, index, *extra)
             print(f"| {what} | {outcome_text(outcome)[:200]} | {outcome.seconds:.1f} | {outcome.peak_mb:.0f} | "
                   f"{'YES' if outcome.shows(token) else 'no'} |", flush=True)
-        print(f"\nload after: {os.getloadavg()[0]:.2f}")
+        print(f"\nload after: {machine.load()}")
 
 
 if __name__ == "__main__":

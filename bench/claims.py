@@ -2,8 +2,8 @@
 
     python -m bench.claims [DATA] [--json OUT] [--tune]
 
-DATA is the unarXive sample (default ../shared/data/unarxive-sample). Labelled sentences are made at run time,
-never stored: every paragraph of `queries.jsonl.gz` (one copy per paper) is split with
+DATA is the unarXive sample (default: ../shared/data/unarxive-sample beside the checkout). Labelled sentences are
+made at run time, never stored: every paragraph of `queries.jsonl.gz` (one copy per paper) is split with
 `recommender.review.claims.split_sentences`; a sentence holding a citation (a `[CIT]`, or a `\\cite{...}` that
 unarXive left unlinked) is positive, the paragraph's other sentences are negative. The markers, and the
 brackets and "see also" they leave empty, are removed before a sentence is scored, and cross-references
@@ -21,8 +21,6 @@ import argparse
 import gzip
 import hashlib
 import json
-import os
-import platform
 import re
 import sys
 import time
@@ -31,9 +29,11 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score, precision_recall_fscore_support
 
+from bench import machine
+from bench.paths import DATA
 from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 
-DEFAULT_DATA = Path("../shared/data/unarxive-sample")
+DEFAULT_DATA = DATA / "unarxive-sample"
 _CITATION = re.compile(r"\[CIT\]|\\cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*)*\{[^}]*\}")
 _EMPTY_BRACKETS = re.compile(r"[(\[]\s*(?:(?:see|e\.g\.|cf\.|also|and|and references therein|for example)"
                              r"[\s,;.]*)*[)\]]", re.IGNORECASE)
@@ -174,7 +174,8 @@ def evaluate(sentences: list[str], labels: list[bool]) -> dict[str, dict[str, fl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("data", nargs="?", type=Path, default=DEFAULT_DATA, help="the unarxive-sample folder")
+    parser.add_argument("data", nargs="?", type=Path, default=DEFAULT_DATA,
+                        help="the unarxive-sample folder (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="write the metrics (numbers only) to this file")
     parser.add_argument("--tune", action="store_true", help="fit weights and threshold on the development half")
     args = parser.parse_args(argv)
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         tune(sets["development"])
         return 0
     report: dict[str, object] = {"command": "python -m bench.claims " + " ".join(argv or sys.argv[1:]),
-                                 "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores",
+                                 "machine": machine.line(),
                                  "claim_threshold": CLAIM_THRESHOLD, "halves": {}}
     for name in ("held-out", "development"):
         half = sets[name]

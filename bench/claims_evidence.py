@@ -1,6 +1,6 @@
 """Uncited claims that ask the corpus: the closeness weights of `recommender.review.claims`, chosen and checked on ACM-CR.
 
-    python -m bench.claims_evidence --index /work/idx/acm-full [--data ../shared/data]
+    python -m bench.claims_evidence --index IDX/acm-full [--data ../shared/data]
 
 Labelled sentences are made at run time from the development paragraphs of ACM-CR (`queries.jsonl.gz`): a
 sentence holding a citation is positive, the paragraph's other sentences negative (markers removed, as in
@@ -20,14 +20,14 @@ import gzip
 import itertools
 import json
 import math
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 
+from bench import machine
 from bench.claims import is_development, labelled_sentences
+from bench.paths import DATA, need
 from recommender.review.claims import CLAIM_THRESHOLD, EVIDENCE_WEIGHTS, ClaimScorer, corpus_evidence
 from recommender.pipeline.recommender import Recommender
 from recommender.review.document import PLACE_K
@@ -85,9 +85,11 @@ def interval(rows: list[dict], values: np.ndarray, key: str, rounds: int = 1000)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
     parser.add_argument("--index", type=Path, required=True, help="the full ACM-CR index")
     args = parser.parse_args(argv)
+    need(parser, args.data / "acm-cr" / "queries.jsonl.gz", "--data", "DIR (the shared benchmark data, with acm-cr/)")
+    need(parser, args.index, "--index", "DIR (the full ACM-CR index)")
     started = time.time()
     rows = sentences(args.data, Recommender.load(args.index))
     tune = [r for r in rows if is_development(r["paper"])]
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                 found["flagged_positives"] > best_recall:
             best, best_recall = weights, found["flagged_positives"]
     shipped = EVIDENCE_WEIGHTS
-    report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
+    report = {"machine": machine.line(), "date": time.strftime("%Y-%m-%d"),
               "sentences": {"tune": len(tune), "check": len(check)},
               "positives": {"tune": sum(r["positive"] for r in tune), "check": sum(r["positive"] for r in check)},
               "chosen_on_tune": dict(zip(GRID, best)), "shipped": dict(zip(GRID, shipped))}

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import re
 import string
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-
+from bench import machine
 from pages.ui.demo import demo_papers, ensure_demo_index
 from recommender.pipeline import confidence
 from recommender.query import Query
@@ -166,12 +165,12 @@ def main() -> None:
         role = "real" if kind in REAL_KINDS else "nonsense" if kind in NONSENSE_KINDS else "real (not calibrated on)"
         print(f"| {role} | {kind} | {len(found) - multilingual} / {multilingual} | {flagged} "
               f"({flagged / len(found):.1%}) | {strong / len(found):.0%} | {p5:.2f} / {p50:.2f} / {p95:.2f} |")
-    print(f"\n{time.time() - started:.0f} s on {platform.machine()}, Python {platform.python_version()}",
-          file=sys.stderr)
+    print(f"\n{time.time() - started:.0f} s on {machine.line()}", file=sys.stderr)
 
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
-        "index": str(args.index or "demo"), "weak_match_cosine": confidence.WEAK_MATCH_COSINE,
+        "index": str(args.index or "demo"), "machine": machine.line(),
+        "weak_match_cosine": confidence.WEAK_MATCH_COSINE,
         "strong_match_cosine": confidence.STRONG_MATCH_COSINE, "calibration": calibration, "kinds": table,
         "queries": {kind: [[round(c, 4), s] for c, s, _ in found] for kind, found in rows.items()},
     }, indent=1) + "\n", encoding="utf-8")

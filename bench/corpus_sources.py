@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import platform
 import random
 import tempfile
 import time
 from pathlib import Path
 
+from bench import machine
 from recommender.corpus.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot
 from recommender.corpus.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
 
@@ -76,7 +75,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the numbers here")
     args = parser.parse_args()
     rng = random.Random(0)
-    results: dict[str, dict] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}}
+    results: dict[str, dict] = {"machine": machine.describe()}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         snapshot = root / "snapshot.json.gz"

@@ -16,19 +16,18 @@ R@10 on the same translated queries.
 
     python -m bench.crosslang                                  # demo corpus
     python -m bench.crosslang --acm ../shared/data/acm-cr/corpus.jsonl.gz --acm-sample 4000 \\
-        --merged-index /work/idx/acm_demo_ml                   # + a 4K ACM-CR sample (docs/benchmarks.md)
+        --merged-index IDX/acm_demo_ml                         # + a 4K ACM-CR sample (docs/benchmarks.md)
     python -m bench.crosslang --acm ../shared/data/acm-cr/corpus.jsonl.gz \\
-        --merged-index /work/idx/acm_demo_ml --seed-cache /work/idx/acm/cache/embeddings.sqlite  # all 108K
+        --merged-index IDX/acm_demo_ml --seed-cache IDX/acm/cache/embeddings.sqlite  # all 108K
 
-Index directories live outside the repository (default /work/idx/crosslang); a pool's index is
-reused while its corpus files are unchanged, and its embedding cache makes a rebuild resume.
+Index directories go to --index-dir (default .index/bench/crosslang in the checkout, ignored by git); a pool's
+index is reused while its corpus files are unchanged, and its embedding cache makes a rebuild resume.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import platform
 import random
 import sqlite3
 import sys
@@ -37,16 +36,19 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import INDEXES, need, write_json
 from recommender.store import versions
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
-from recommender.index import build_index
+from recommender.store.index import build_index
 from recommender.corpus.loaders import load_corpus
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
 
 ROOT = Path(__file__).resolve().parent.parent
+INDEX_DIR = INDEXES / "crosslang"  # one index per pool, built on first use
 DEMO_CORPUS = ROOT / "assets" / "demo_corpus.jsonl"
 QUERIES = ROOT / "bench" / "data" / "crosslang" / "queries.jsonl"
 LANGUAGES = ("en", "zh", "de")
@@ -200,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--acm", type=Path, help="ACM-CR corpus.jsonl.gz: also run on corpus + ACM-CR distractors")
     parser.add_argument("--acm-sample", type=int, default=0,
                         help="use a seeded random sample of N ACM-CR papers as distractors (0: all)")
-    parser.add_argument("--index-dir", type=Path, default=Path("/work/idx/crosslang"),
-                        help="index directories (one per pool) go here")
+    parser.add_argument("--index-dir", type=Path, default=INDEX_DIR,
+                        help="index directories (one per pool) go here (default: %(default)s)")
     parser.add_argument("--merged-index", type=Path, help="index directory of the merged pool "
                         "(default INDEX_DIR/demo+acm)")
     parser.add_argument("--seed-cache", type=Path, help="embeddings.sqlite to copy into a new merged index's "
@@ -210,19 +212,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build-only", action="store_true", help="build the pools' indexes, run no queries")
     parser.add_argument("--json", type=Path, help="write results here (default INDEX_DIR/crosslang.json)")
     args = parser.parse_args(argv)
+    need(parser, args.queries, "--queries", "FILE (the cross-language passages)")
+    need(parser, args.corpus, "--corpus", "FILE (the corpus the queries cite)")
+    if args.acm:
+        need(parser, args.acm, "--acm", "FILE (ACM-CR's corpus.jsonl.gz)")
+    if args.seed_cache:
+        need(parser, args.seed_cache, "--seed-cache", "FILE (an embeddings.sqlite)")
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     queries = read_queries(args.queries)
     pools = [("demo", args.index_dir / "demo", [args.corpus], {}, None)]
     if args.acm:
-        if args.acm.is_file():
-            samples = {str(args.acm): args.acm_sample} if args.acm_sample else {}
-            name = f"demo+acm{args.acm_sample or ''}"
-            pools.append((name, args.merged_index or args.index_dir / name, [args.acm, args.corpus], samples,
-                          args.seed_cache))
-        else:
-            print(f"{args.acm} not found: ACM-CR pool skipped", file=sys.stderr)
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        samples = {str(args.acm): args.acm_sample} if args.acm_sample else {}
+        name = f"demo+acm{args.acm_sample or ''}"
+        pools.append((name, args.merged_index or args.index_dir / name, [args.acm, args.corpus], samples,
+                      args.seed_cache))
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
               "queries": str(args.queries), "depth": args.depth, "pools": {}}
     for name, root, files, samples, seed in pools:
         ensure_index(root, files, samples, seed)
@@ -244,10 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         recommender.index.close()
     if args.build_only:
         return 0
-    out = args.json or args.index_dir / "crosslang.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
-    print(f"\nresults written to {out}")
+    write_json(args.json or args.index_dir / "crosslang.json", report, ensure_ascii=False)
     return 0
 
 

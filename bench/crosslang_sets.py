@@ -12,7 +12,7 @@ Each set is reported by half: the old set by the halves its README describes (xl
 set by its `split` field (dev: the odd passages, used to tune; test: the even ones, reported and never tuned on).
 
     python -m bench.crosslang_sets                                    # the demo pool (built on first use)
-    python -m bench.crosslang_sets --index /work/idx/crosslang/demo+acm4000 --json out.json   # another pool
+    python -m bench.crosslang_sets --index IDX/crosslang/demo+acm4000 --json out.json   # another pool
 
 `--index` takes any multilingual index that holds the demo corpus (for example one built by
 `python -m bench.crosslang --acm ... --acm-sample N --build-only`).
@@ -20,27 +20,22 @@ set by its `split` field (dev: the odd passages, used to tune; test: the even on
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import time
 from pathlib import Path
 
-from bench.crosslang import DEMO_CORPUS, QUERIES, ensure_index, read_queries
+from bench import machine
+from bench import crosslang
+from bench.crosslang import DEMO_CORPUS, INDEX_DIR, QUERIES, ensure_index, read_queries
+from bench.paths import need, write_json
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
 
 HARD = QUERIES.parent / "hard.jsonl"
-DEPTH = 100
-RUNS = [  # (name, language, PipelineConfig.multilingual)
-    ("en / English pipeline", "en", "off"),
-    ("zh / English pipeline", "zh", "off"),
-    ("zh / multilingual pipeline", "zh", "auto"),
-    ("de / English pipeline", "de", "off"),
-    ("de / multilingual pipeline", "de", "auto"),
-]
+DEPTH = crosslang.DEPTH
+RUNS = [run for run in crosslang.RUNS if run[2] != "on"]  # (name, language, multilingual): the forced field left out
 TARGET = 0.70
 
 
@@ -97,13 +92,15 @@ def table(results: dict, halves: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, help="a multilingual index holding the demo corpus "
-                        "(default: the demo pool, built under /work/idx/crosslang/demo on first use)")
+                        f"(default: the demo pool, built under {INDEX_DIR / 'demo'} on first use)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    root = args.index or ensure_index(Path("/work/idx/crosslang/demo"), [DEMO_CORPUS], {}, None)
+    if args.index:
+        need(parser, args.index, "--index", "DIR (a multilingual index holding the demo corpus)")
+    root = args.index or ensure_index(INDEX_DIR / "demo", [DEMO_CORPUS], {}, None)
     recommender = Recommender.load(root)
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
               "index": str(root), "papers": len(recommender.index), "depth": DEPTH, "sets": {}}
     for name, path in (("one-paper passages (queries.jsonl)", QUERIES), ("hard passages (hard.jsonl)", HARD)):
         rows = read_queries(path)
@@ -114,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n### {name}, {len(recommender.index)} papers ({time.time() - started:.0f} s)\n")
         print(table(results, halves), flush=True)
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
-        print(f"\nresults written to {args.json}")
+        write_json(args.json, report)
     return 0
 
 

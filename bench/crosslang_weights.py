@@ -4,8 +4,8 @@ English encoder on the gloss (`w_gloss`), next to the multilingual field (`w_den
 Grid search on the first half of the cross-language query set (xl001-xl040; mean R@10 of Chinese and German,
 then MRR); the second half (xl041-xl080) is reported alongside as a check, never used to choose. Full pipeline (graph expansion on), depth 100.
 
-    python -m bench.crosslang_weights --index /work/idx/acm_demo_ml
-    python -m bench.crosslang_weights --index /work/idx/acm_demo_ml --vocabulary 50000 30000 20000 10000
+    python -m bench.crosslang_weights --index IDX/acm_demo_ml
+    python -m bench.crosslang_weights --index IDX/acm_demo_ml --vocabulary 50000 30000 20000 10000
 
 `--vocabulary N ...` instead compares glossary sizes at the default weights: the index's glossary cut to its
 N most frequent words (what an index built with that size would hold), on the whole query set.
@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from bench.crosslang import QUERIES, read_queries
+from bench.paths import need
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
 from recommender.store.gloss import Glossary
@@ -58,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=Path, default=QUERIES)
     parser.add_argument("--vocabulary", type=int, nargs="+", help="compare these glossary sizes instead")
     args = parser.parse_args(argv)
+    need(parser, args.index, "--index", "DIR (a multilingual index holding the demo corpus)")
+    need(parser, args.queries, "--queries", "FILE (the cross-language passages)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     recommender = Recommender.load(args.index)
     queries = read_queries(args.queries)

@@ -7,10 +7,10 @@ selection depends on the list length). Quality: nDCG@10, R@10, MRR@10, with the 
 from diversity 0 and its two-sided p-value (paired sign-flip randomisation test, 10,000 flips, seed 0).
 Spread: distinct first authors among the 10, and the most results sharing one author.
 
-    python -m bench.diversity --index /work/idx/acm-pool --data ../shared/data/acm-cr
-    python -m bench.diversity --index /work/idx/citeseer --split ../shared/data/citeseer-tag/splits.json:dev
+    python -m bench.diversity --index IDX/acm-pool --data ../shared/data/acm-cr
+    python -m bench.diversity --index IDX/citeseer --split ../shared/data/citeseer-tag/splits.json:dev
     python -m bench.diversity --index .index/demo --all-papers
-    python -m bench.diversity --index /work/idx/hepth --split ../shared/data/hepth-kddcup2003/splits.json:dev --learned
+    python -m bench.diversity --index IDX/hepth --split ../shared/data/hepth-kddcup2003/splits.json:dev --learned
 
 `--data DIR` reads DIR's queries.jsonl.gz (paragraphs), queries_sentences.jsonl.gz (sentences) and
 queries_paper_level.jsonl.gz (drafts), whichever exist; `--split FILE:NAME` adds the split's papers as
@@ -20,9 +20,7 @@ that cites others in it (the demo corpus: its curated links).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 import time
 from collections import Counter
@@ -30,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import need, write_json
 from recommender.corpus.authors import author_key
 from recommender.config import METHODS, PipelineConfig
 from recommender.evaluation.metrics import ndcg_at, summarize
@@ -127,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.data or args.split or args.all_papers):
         parser.error("give --data, --split or --all-papers")
+    need(parser, args.index, "--index", "DIR (the index to rank with)")
+    if args.data:
+        need(parser, args.data, "--data", "DIR (a folder with ACM-CR-style query files)")
+    if args.split:
+        need(parser, Path(args.split.rpartition(":")[0]), "--split", "FILE:NAME (a split file and a split in it)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     recommender = Recommender.load(args.index)
     if args.learned and recommender.reranker is None:
@@ -143,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sets:
         print(f"no query files found in {args.data}", file=sys.stderr)
         return 1
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
               "index": str(args.index), "papers": len(recommender.index), "k": K, "learned": args.learned,
               "sets": {}}
     for name, queries in sets.items():
@@ -153,8 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         report["sets"][name] = {"queries": len(queries), "rows": rows}
         print(f"\n### {name}: {len(queries)} queries ({time.time() - started:.0f} s)\n\n{table(rows)}", flush=True)
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
-        print(f"\nresults written to {args.json}")
+        write_json(args.json, report)
     return 0
 
 

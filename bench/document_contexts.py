@@ -1,6 +1,6 @@
 """Citation contexts read from PDFs (the `contexts` command) against the same contexts given as a file, on ACM-CR.
 
-    python -m bench.document_contexts --index /work/idx/acm-pool --data ../shared/data/acm-cr
+    python -m bench.document_contexts --index IDX/acm-pool [--data ../shared/data/acm-cr]
 
 Each of the 25 citing papers of ACM-CR's development half is typeset as a two-column PDF (bench/pdf_writer.py:
 hyphenated line ends, a reference list in a smaller font) into a temporary folder: its title, abstract, and its
@@ -23,7 +23,6 @@ import argparse
 import gzip
 import hashlib
 import json
-import platform
 import random
 import re
 import shutil
@@ -35,7 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.local_learning import POOL, SETS, CachedVectors, cached_pools, gain_interval, metrics
+from bench import machine
+from bench.local_learning import (POOL, SETS, CachedVectors, add_inputs, cached_pools, gain_interval, metrics,
+                                  parse_inputs)
+from bench.paths import RESULTS, write_json
 from bench.pdf_writer import Draft, write_pdf
 from recommender.config import METHODS
 from recommender.embedding.encoders import get_encoder
@@ -126,13 +128,11 @@ def read_rows(path: Path) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--index", type=Path, required=True, help="ACM-CR index (the 10K pool of local_learning)")
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/acm-cr"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/local_learning"), help="local_learning's cache")
+    add_inputs(parser, "ACM-CR index (the 10K pool of local_learning)", "local_learning's cache")
     parser.add_argument("--work", type=Path, help="where the PDFs go (default: a temporary folder, removed)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, default=Path("bench/results/document_contexts.json"))
-    args = parser.parse_args()
+    parser.add_argument("--json", type=Path, default=RESULTS / "document_contexts.json")
+    args = parse_inputs(parser)
     started = time.time()
     index = Index.load(args.index)
     paragraphs, sentences = (read_rows(args.data / SETS[name]) for name in ("paragraphs", "sentences"))
@@ -228,9 +228,8 @@ def main() -> None:
                          for method, r in runs.items()}
     report = {"index": str(args.index), "papers": len(index), "date": time.strftime("%Y-%m-%d"), "reading": reading,
               "read_contexts": len(read_set.queries), "read_pools_seconds": round(pools_seconds, 1),
-              "seconds": round(time.time() - started), "python": platform.python_version(), "results": results}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+              "seconds": round(time.time() - started), "machine": machine.line(), "results": results}
+    write_json(args.json, report, say=False)
     for name, rows in results.items():
         print(f"\n### {name}\n\n| method | R@10 | nDCG@10 | MRR | nDCG@10 vs hybrid (95% interval) |\n"
               "| --- | ---: | ---: | ---: | ---: |")

@@ -1,11 +1,11 @@
 """Embedding throughput of all-MiniLM-L6-v2 per runtime, where a build's embedding time goes, and what each
 runtime does to ranking (issue 13 §2).
 
-    python -m bench.embed_speed speed --index /work/idx/acm-pool --texts 5000 --rounds 3 --breakdown \\
+    python -m bench.embed_speed speed --index IDX/acm-pool --texts 5000 --rounds 3 --breakdown \\
         --json bench/results/embed_speed.json
-    python -m bench.embed_speed quality --index /work/idx/acm-pool --data ../shared/data/acm-cr \\
-        --out /work/idx/embed --json bench/results/embed_quality.json
-    python -m bench.embed_speed first-answer --index /work/idx/acm-pool --out /work/idx/embed --rounds 5 \\
+    python -m bench.embed_speed quality --index IDX/acm-pool --data ../shared/data/acm-cr \\
+        --out IDX/embed --json bench/results/embed_quality.json
+    python -m bench.embed_speed first-answer --index IDX/acm-pool --out IDX/embed --rounds 5 \\
         --json bench/results/embed_first_answer.json
 
 `speed` embeds the first N texts of an index (paper title + abstract, as a build embeds them) with every
@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import need, write_json
 from recommender.config import METHODS
 from recommender.embedding.cache import CHUNK_SIZE, EmbeddingCache, text_key
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, encoder_name, get_encoder
@@ -297,17 +298,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("quality needs --data and --out")
     if args.part == "first-answer" and not args.out:
         parser.error("first-answer needs --out (where `quality` built the ONNX Runtime indexes)")
+    need(parser, args.index, "--index", "DIR (an index built with the PyTorch encoder)")
+    if args.part == "quality":
+        need(parser, args.data, "--data", "DIR (the ACM-CR folder of the shared data)")
+    if args.part == "first-answer":
+        need(parser, args.out, "--out", "DIR (where `quality` built the ONNX Runtime indexes)")
     index = Index.load(args.index, verify=False)
     built_with = index.manifest["model"]
     index.close()
     if built_with != encoder_name(args.max_tokens, "torch"):
         parser.error(f"{args.index} was built with {built_with}, not the PyTorch encoder")
     report = {"speed": speed, "quality": quality, "first-answer": first_answer}[args.part](args)
-    report.update({"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-                   "part": args.part})
+    report.update({"date": time.strftime("%Y-%m-%d"), "machine": machine.line(), "part": args.part})
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
-        print(f"results written to {args.json}")
+        write_json(args.json, report)
     return 0
 
 

@@ -2,8 +2,8 @@
 trained as `train` trains them, once on our MiniLM vectors (the stored ones of the trained index) and once on
 inCite's vectors of the same papers, and both are scored on the same sampled dev queries in one run.
 
-    python -m bench.incite_peer --data ../shared/data --sets hepth --hepth-index /work/idx/hepth --hepth-limit 500
-    python -m bench.incite_head --data ../shared/data --index /work/idx/hepth --limit 500
+    python -m bench.incite_peer --sets hepth --hepth-index IDX/hepth --hepth-limit 500 [--data ../shared/data]
+    python -m bench.incite_head --index IDX/hepth --limit 500 [--data ../shared/data]
 
 The first command (the peer section) builds the sibling index whose dense field is inCite's paper vectors, in
 `--work`; this script trains the sibling's head and reranker there (same training split, seed and number of
@@ -13,14 +13,14 @@ bench/results/incite_head.json.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 import time
 from pathlib import Path
 
 from bench.incite_encoder import InciteEncoder
-from bench.incite_peer import DEPTH, KEYS, PEER_MAX_TOKENS, RememberingEncoder, query_sets, recommender_with
+from bench import machine
+from bench.incite_peer import DEPTH, KEYS, PEER_MAX_TOKENS, WORK, RememberingEncoder, query_sets, recommender_with
+from bench.paths import DATA, RESULTS, need, write_json
 from recommender.config import METHODS
 from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.evaluate import evaluate
@@ -52,18 +52,20 @@ def train_sibling(sibling: Index, trained: Index, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--index", type=Path, default=Path("/work/idx/hepth"), help="the trained hep-th index")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/incite-peer"), help="bench.incite_peer's --work")
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
+    parser.add_argument("--index", type=Path, required=True, help="the trained hep-th index")
+    parser.add_argument("--work", type=Path, default=WORK, help="bench.incite_peer's --work (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=500, help="a seeded sample of this many dev queries")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "results" / "incite_head.json")
+    parser.add_argument("--json", type=Path, default=RESULTS / "incite_head.json")
     args = parser.parse_args()
+    need(parser, args.data / "hepth-kddcup2003", "--data", "DIR (the shared benchmark data, with hepth-kddcup2003/)")
+    need(parser, args.index, "--index", "DIR (the trained hep-th index)")
+    sibling_root = args.work / "hepth" / "ours-incite-encoder"
+    need(parser, sibling_root / "CURRENT", "--work", "DIR (bench.incite_peer's --work, where `bench.incite_peer "
+         "--sets hepth` built the sibling index)")
     started = time.time()
     index = Index.load(args.index)
-    sibling_root = args.work / "hepth" / "ours-incite-encoder"
-    if not (sibling_root / "CURRENT").is_file():
-        raise SystemExit(f"{sibling_root}: no sibling index; run bench.incite_peer --sets hepth first (docstring)")
     sibling = Index.load(sibling_root)
     if load_reranker(index.root) is None or load_head(index.root, index.dense.shape[1]) is None:
         raise SystemExit(f"{args.index}: not trained (python -m recommender train --index ... --split ...)")
@@ -80,12 +82,11 @@ def main() -> None:
         for method, metrics in evaluate(rec, queries, methods, depth=DEPTH, progress=False).items():
             rows[f"{method}, {label}"] = {k: round(metrics[k], 4) for k in KEYS}
     report = {"date": time.strftime("%Y-%m-%d"), "index": str(args.index), "sibling": str(sibling_root),
-              "queries": len(queries), "seed": args.seed, "python": platform.python_version(),
+              "queries": len(queries), "seed": args.seed, "machine": machine.line(),
               "head_minilm": load_head(index.root, index.dense.shape[1]).info,
               "head_incite": load_head(sibling.root, sibling.dense.shape[1]).info,
               "seconds": round(time.time() - started), "rows": rows}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_json(args.json, report, say=False)
     print("| method | " + " | ".join(KEYS) + " |\n| --- |" + " ---: |" * len(KEYS))
     for name, m in rows.items():
         print(f"| {name} | " + " | ".join(f"{m[k]:.4f}" for k in KEYS) + " |")

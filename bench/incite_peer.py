@@ -1,9 +1,9 @@
 """A peer in the same run (issue 17): inCite (`incite-app`) and our methods on the same queries and corpora, and
 inCite's citation-tuned MiniLM as our dense encoder.
 
-    nice -n 19 python -m bench.incite_peer --data ../shared/data --sets citeseer
-    nice -n 19 python -m bench.incite_peer --data ../shared/data --sets acm-cr [--acm-pool-size 5000]
-    nice -n 19 python -m bench.incite_peer --data ../shared/data --sets hepth --hepth-index DIR --hepth-limit 500
+    nice -n 19 python -m bench.incite_peer --sets citeseer --citeseer-index DIR --peer-python PY
+    nice -n 19 python -m bench.incite_peer --sets acm-cr --acm-cr-index DIR --peer-python PY [--acm-pool-size 5000]
+    nice -n 19 python -m bench.incite_peer --sets hepth --hepth-index DIR --peer-python PY --hepth-limit 500
 
 Per query set, one table of rows scored by the project's metrics (`recommender.evaluation.metrics`):
 - ours: `bm25`, `dense`, `hybrid`, `full` (the default pipeline, what the app serves) and `learned` when the index
@@ -18,11 +18,13 @@ Per query set, one table of rows scored by the project's metrics (`recommender.e
   become our dense field (a sibling index in --work that shares every other file with the real one, read only),
   and queries are encoded by `bench/incite_encoder.py`; rows `dense`, `hybrid`, `full` with "inCite encoder".
 
-Indexes: ACM-CR on the 10,000-paper pool of /work/idx/acm-pool (every paper a development query cites plus a seeded
-sample; built by `bench/review_places.py`) or, with --acm-pool-size, on a prefix of it (`acm_subpool`); CiteSeer on
-/work/idx/citeseer; hep-th on --hepth-index. The corpus the peer indexes is the very paper list of each index.
-Everything derived (corpus copies, the peer's FAISS stores and vectors, rankings, sibling indexes) goes to --work,
-never into the repository. Writes bench/results/incite_peer.json.
+Indexes, one option per set run: ACM-CR on the 10,000-paper pool of --acm-cr-index (every paper a development
+query cites plus a seeded sample; built by `bench/review_places.py`) or, with --acm-pool-size, on a prefix of it
+(`acm_subpool`); CiteSeer on --citeseer-index; hep-th on --hepth-index. The corpus the peer indexes is the very
+paper list of each index. --peer-python (or $INCITE_PEER_PYTHON) is the Python of the peer's environment. The
+shared data is read from --data (default: ../shared/data beside the checkout). Everything derived (corpus copies,
+the peer's FAISS stores and vectors, rankings, sibling indexes) goes to --work (default: .cache/bench/incite-peer
+in the checkout, ignored by git), never into tracked files. Writes bench/results/incite_peer.json.
 """
 from __future__ import annotations
 
@@ -31,7 +33,6 @@ import gzip
 import hashlib
 import json
 import os
-import platform
 import random
 import shutil
 import subprocess
@@ -42,7 +43,9 @@ from pathlib import Path
 import numpy as np
 from annoy import AnnoyIndex
 
+from bench import machine
 from bench.incite_encoder import InciteEncoder
+from bench.paths import DATA, RESULTS, SCRATCH, need, write_json
 from bench.quality import DATASETS
 from recommender.store import versions as files
 from recommender.config import ANNOY_TREES, METHODS
@@ -59,8 +62,10 @@ DEPTH = 1000
 OURS = ("bm25", "dense", "hybrid", "full", "learned")
 WITH_INCITE_ENCODER = ("dense", "hybrid", "full")
 PEER_MAX_TOKENS = 512  # what inCite's ONNX embedder cuts its texts at
-INDEXES = {"acm-cr": "/work/idx/acm-pool", "citeseer": "/work/idx/citeseer", "hepth": "/work/idx/hepth"}
-SETS = {name: {**DATASETS[name], "index": index} for name, index in INDEXES.items()}  # query files as bench.quality
+INDEXES = {"acm-cr": "the 10,000-paper ACM-CR pool index (bench.review_places)", "citeseer": "the CiteSeer index",
+           "hepth": "the trained hep-th index"}  # what each set's --NAME-index option names
+SETS = {name: DATASETS[name] for name in INDEXES}  # query files as bench.quality
+WORK = SCRATCH / "incite-peer"
 KEYS = ("ndcg@10", "mrr", "recall@10", "map", "recall@100", "recall@1000")
 
 
@@ -257,7 +262,7 @@ def rows_table(rows: dict[str, dict]) -> str:
 
 
 def run_set(name: str, args, report: dict) -> None:
-    root = Path(getattr(args, f"{name.replace('-', '_')}_index") or SETS[name]["index"])
+    root = index_option(args, name)
     work = args.work / name
     work.mkdir(parents=True, exist_ok=True)
     if name == "acm-cr" and args.acm_pool_size:
@@ -305,21 +310,19 @@ def run_set(name: str, args, report: dict) -> None:
                                       "rows": {k: {m: round(v, 4) if isinstance(v, float) else v for m, v in r.items()}
                                                for k, r in rows.items()}}
         print(f"\n### {name} / {label} ({len(queries)} queries, {seconds:.0f} s)\n\n{rows_table(rows)}", flush=True)
-        write_report(args.json, report)
+        write_json(args.json, report, say=False)
 
 
-def write_report(path: Path, report: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+def index_option(args, name: str) -> Path:
+    return getattr(args, f"{name.replace('-', '_')}_index")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
-    parser.add_argument("--acm-cr-index", dest="acm_cr_index", type=Path)
-    parser.add_argument("--citeseer-index", type=Path)
-    parser.add_argument("--hepth-index", type=Path)
+    for name, what in INDEXES.items():
+        parser.add_argument(f"--{name}-index", type=Path, help=f"{what} (needed with --sets {name})")
     parser.add_argument("--acm-pool-size", type=int, help="ACM-CR on the first N papers of the pool index plus every "
                         "cited paper (embedding the whole pool with inCite's model takes hours on 2 busy cores)")
     parser.add_argument("--hepth-limit", type=int, help="a seeded sample of this many hep-th dev queries")
@@ -327,15 +330,20 @@ def main() -> None:
     parser.add_argument("--draft-variant", nargs="*", default=["paragraphs"],
                         help="local query sets on which inCite also gets the draft before the passage (4x its cost)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--peer-python", default=os.environ.get("INCITE_PEER_PYTHON", "/work/idx/peer/venv/bin/python"),
-                        help="the Python of the peer's environment (bench/requirements-peer.txt)")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/incite-peer"), help="derived files (never the repo)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "results" / "incite_peer.json")
+    parser.add_argument("--peer-python", default=os.environ.get("INCITE_PEER_PYTHON"),
+                        help="the Python of the peer's environment (bench/requirements-peer.txt; "
+                             "default: $INCITE_PEER_PYTHON)")
+    parser.add_argument("--work", type=Path, default=WORK,
+                        help="derived files, never tracked ones (default: %(default)s)")
+    parser.add_argument("--json", type=Path, default=RESULTS / "incite_peer.json")
     args = parser.parse_args()
-    if not Path(args.peer_python).is_file():
-        raise SystemExit(f"{args.peer_python}: no such Python; create the peer's environment (README, Benchmarks)")
+    need(parser, args.peer_python, "--peer-python", "PY (the Python of the peer's environment: README, Benchmarks)")
+    for name in args.sets:
+        need(parser, args.data / SETS[name]["dir"], "--data", f"DIR (the shared benchmark data, with "
+             f"{SETS[name]['dir']}/)")
+        need(parser, index_option(args, name), f"--{name}-index", f"DIR ({INDEXES[name]})")
     report = json.loads(args.json.read_text(encoding="utf-8")) if args.json.is_file() else {}
-    report.update({"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cores, {platform.machine()}",
+    report.update({"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
                    "depth": DEPTH, "seed": args.seed})
     report.setdefault("sets", {})
     for name in args.sets:

@@ -1,7 +1,7 @@
 """Index format 3 against format 2 on a real index: the same top 10, load time and memory.
 
     # the format-2 index, copied, and the same version rewritten as format 3 (same Annoy file, same records)
-    python -m bench.index_format upgrade --index /work/idx/acm-pool --out /work/idx/h4/acm-v3
+    python -m bench.index_format upgrade --index IDX/acm-pool --out IDX/h4/acm-v3
     # top 10 of every query (run it with this code on both copies, and with the code before format 3 on the
     # format-2 copy: the script needs only the public engine API that both have)
     python -m bench.index_format rank --index DIR --data ../shared/data --out top10.json
@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from bench import machine
+from bench.paths import need
 
 
 def upgrade(source: Path, out: Path) -> None:
@@ -93,7 +96,7 @@ def rank(index_dir: Path, data: Path | None, out: Path) -> None:
     for qid, query in queries(index, data).items():
         result = recommender.recommend(query)
         top[qid] = [[r.paper_id, round(float(r.score), 6)] for r in result.recommendations]
-    record = {**load, "peak_rss_mib_after_load": rss_loaded,
+    record = {"machine": machine.line(), **load, "peak_rss_mib_after_load": rss_loaded,
               "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10, "top": top}
     out.write_text(json.dumps(record, indent=0), encoding="utf-8")
     print(json.dumps({k: v for k, v in record.items() if k != "top"}), f"{len(top)} queries")
@@ -124,6 +127,10 @@ def main() -> None:
     compared = commands.add_parser("compare")
     compared.add_argument("runs", type=Path, nargs="+")
     args = parser.parse_args()
+    if args.command in ("upgrade", "rank"):
+        need(parser, args.index, "--index", "DIR (the index to read)")
+    if args.command == "rank" and args.data:
+        need(parser, args.data, "--data", "DIR (the shared benchmark data)")
     if args.command == "upgrade":
         upgrade(args.index, args.out)
     elif args.command == "rank":

@@ -1,8 +1,8 @@
 """The learned reranker with and without the query's authors (issue 17): feature sets and training pools compared
 on one set of collected pools.
 
-    python -m bench.learned_authors --index /work/idx/hepth-exp/base \
-        --splits ../shared/data/hepth-kddcup2003/splits.json --train-queries 5000 --cache /work/idx/hepth-exp/pools
+    python -m bench.learned_authors --index IDX/hepth-exp/base \
+        --splits ../shared/data/hepth-kddcup2003/splits.json --train-queries 5000 --cache IDX/hepth-exp/pools
 
 Collects, once (cached as .npz under `--cache`, outside the repository), the whole candidate pool of a seeded
 sample of `train` queries and of the `dev` queries, each twice: with the query's authors (`learned`'s pool) and
@@ -12,7 +12,7 @@ queries each way), or reads a model stored by `train` (variant `stored:INDEX_ROO
 the dev pools offline, both ways, in the order `Recommender.rank` would give (depth 1000). Prints a Markdown
 table; never writes the index's stored model.
 
-    python -m bench.learned_authors --index /work/idx/hepth --splits ../shared/data/hepth-kddcup2003/splits.json \
+    python -m bench.learned_authors --index IDX/hepth --splits ../shared/data/hepth-kddcup2003/splits.json \
         --evaluate bench/results/hepth_authors.json
 
 runs the real pipeline instead (`evaluate`, the index's stored model, all dev queries): `bm25+nav`, `learned`, and
@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import need
 from bench.rerank_objectives import print_table
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
@@ -135,6 +137,10 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", help="with --evaluate: only these of its methods")
     parser.add_argument("--depth", type=int, default=DEPTH, help="with --evaluate: results per query")
     args = parser.parse_args()
+    need(parser, args.index, "--index", "DIR (a trained index)")
+    need(parser, args.splits, "--splits", "FILE (a splits.json with `train` and `dev`)")
+    if not (args.evaluate or args.cache):
+        parser.error("give --cache DIR (a folder for the collected pools), or --evaluate JSON")
     rec = Recommender.load(args.index)
     if args.evaluate:
         dev = queries_from_split(f"{args.splits}:dev", rec.index)[: args.dev_limit]
@@ -142,7 +148,8 @@ def main() -> None:
                    "learned, query authors ignored": METHODS["learned"].with_(own_work=False)}
         methods = {name: methods[name] for name in args.methods or methods}
         results = evaluate(rec, dev, methods, depth=args.depth, progress=False)
-        args.evaluate.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "queries": len(dev),
+        args.evaluate.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
+                                             "queries": len(dev),
                                              "model": rec.reranker.info, "results": results}, indent=1))
         print(format_table(results))
         return

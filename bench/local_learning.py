@@ -1,7 +1,7 @@
 """A local mode that learns (issue 17): the passage reranker trained on citation contexts, cross-validated by
 citing paper, against today's `hybrid` and `full` on the same pools, in one run.
 
-    python -m bench.local_learning --index /work/idx/acm-pool --data ../shared/data/acm-cr
+    python -m bench.local_learning --index IDX/acm-pool [--data ../shared/data/acm-cr]
 
 The paragraph and sentence contexts of ACM-CR's development half come from the same 25 citing papers, so one
 fold assignment covers both sets (5 folds grouped by `citing_id`): a model never sees any context of a citing
@@ -9,7 +9,7 @@ paper it is scored on. Each fold's model learns from the other folds' paragraphs
 `train --contexts` would from a file of them, and reranks the held-out pools. The passage-only rows drop the
 citing paper's title and abstract from every context, in training and in testing (a user's file without
 drafts). Pools and query vectors are cached in --cache between runs (keyed by index version, data files and
-features). Writes bench/results/local_learning.json.
+features; default .cache/bench/local_learning in the checkout). Writes bench/results/local_learning.json.
 """
 from __future__ import annotations
 
@@ -17,13 +17,14 @@ import argparse
 import hashlib
 import json
 import pickle
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import DATA, RESULTS, SCRATCH, need, write_json
 from recommender.config import METHODS
 from recommender.embedding.encoders import get_encoder
 from recommender.evaluation.metrics import ndcg_at, summarize
@@ -37,6 +38,7 @@ from recommender.training.local import (FOLDS, collect_pools, fit_pools, grouped
 SETS = {"paragraphs": "queries.jsonl.gz", "sentences": "queries_sentences.jsonl.gz"}
 POOL = METHODS["learned"].pool  # candidates per retriever: the app's setting
 KEYS = ("recall@10", "ndcg@10", "mrr")
+CACHE = SCRATCH / "local_learning"
 
 
 class CachedVectors:
@@ -96,16 +98,30 @@ def gain_interval(runs, base_runs, groups: list[str], seed: int, draws: int = 20
     return [round(float(v), 1) for v in np.percentile(gains, [2.5, 97.5])]
 
 
+def add_inputs(parser: argparse.ArgumentParser, index_help: str, cache_help: str) -> None:
+    """--index, --data and --cache, as this script and bench.document_contexts take them."""
+    parser.add_argument("--index", type=Path, required=True, help=index_help)
+    parser.add_argument("--data", type=Path, default=DATA / "acm-cr", help="the ACM-CR folder (default: %(default)s)")
+    parser.add_argument("--cache", type=Path, default=CACHE, help=f"{cache_help} (default: %(default)s)")
+
+
+def parse_inputs(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """The arguments, once --index and the ACM-CR query files of --data are there (else exit code 2)."""
+    args = parser.parse_args()
+    need(parser, args.index, "--index", "DIR (the ACM-CR pool index)")
+    for file in SETS.values():
+        need(parser, args.data / file, "--data", "DIR (the ACM-CR folder of the shared data)")
+    return args
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--index", type=Path, required=True, help="ACM-CR index (the lead's 10K pool)")
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/acm-cr"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/local_learning"))
+    add_inputs(parser, "ACM-CR index (the lead's 10K pool)", "pools and vectors between runs")
     parser.add_argument("--folds", type=int, default=FOLDS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--model", default="lambdarank")
-    parser.add_argument("--json", type=Path, default=Path("bench/results/local_learning.json"))
-    args = parser.parse_args()
+    parser.add_argument("--json", type=Path, default=RESULTS / "local_learning.json")
+    args = parse_inputs(parser)
     started = time.time()
 
     index = Index.load(args.index)
@@ -176,9 +192,8 @@ def main() -> None:
     report = {"index": str(args.index), "index_version": index.version.name, "papers": len(index),
               "pool": POOL, "folds": int(folds.max() + 1), "model": args.model, "seed": args.seed,
               "features": list(LOCAL_FEATURES), "seconds": round(time.time() - started),
-              "python": platform.python_version(), "results": results}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+              "machine": machine.line(), "results": results}
+    write_json(args.json, report, say=False)
     for name, result in results.items():
         rows = result["rows"]
         print(f"\n### {name}: {result['queries']} queries from {result['citing_papers']} citing papers\n")

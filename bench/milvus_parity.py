@@ -1,7 +1,7 @@
 """The Milvus backend next to the in-process engine, in one run: the same methods over the same queries.
 
-    nice -n 10 python -m bench.milvus_parity --data ../shared/data --acm-index /work/idx/acm-pool \
-        --citeseer-index /work/idx/citeseer [--limit N] [--segment-rows 2000]
+    nice -n 10 python -m bench.milvus_parity --acm-index IDX/acm-pool --citeseer-index IDX/citeseer \
+        [--data ../shared/data] [--limit N] [--segment-rows 2000]
 
 Each index is loaded into a fresh milvus-lite database once in one segment (its BM25 statistics are those of the
 whole corpus, as in-process) and once flushed every --segment-rows papers (milvus-lite keeps BM25 statistics per
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import tempfile
 import time
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import DATA, need
 from recommender.backends import open_backend
 from recommender.backends.milvus import parse_target
 from recommender.backends.milvus_load import load_index
@@ -145,17 +146,21 @@ def table(report: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--acm-index", type=Path, default=Path("/work/idx/acm-pool"))
-    parser.add_argument("--citeseer-index", type=Path, default=Path("/work/idx/citeseer"))
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
+    parser.add_argument("--acm-index", type=Path, required=True,
+                        help="the 10,000-paper ACM-CR pool index (built by bench.review_places)")
+    parser.add_argument("--citeseer-index", type=Path, required=True, help="the CiteSeer index")
     parser.add_argument("--limit", type=int, help="first N queries of each set")
     parser.add_argument("--depth", type=int, default=100, help="ranked list length (the pool stays at 200)")
     parser.add_argument("--segment-rows", type=int, default=2000, help="flush every N papers in the segmented load")
     parser.add_argument("--timed", type=int, default=50, help="queries per set whose warm ranking time is measured")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "milvus_parity.json")
     args = parser.parse_args()
+    need(parser, args.data / "acm-cr", "--data", "DIR (the shared benchmark data, with acm-cr/ and citeseer-tag/)")
+    need(parser, args.acm_index, "--acm-index", "DIR (the ACM-CR pool index)")
+    need(parser, args.citeseer_index, "--citeseer-index", "DIR (the CiteSeer index)")
 
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, shared",
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
               "load_average_start": os.getloadavg()[0], "depth": args.depth, "indexes": {}, "sets": {}}
     work = Path(tempfile.mkdtemp(prefix="milvus-parity-"))
     try:

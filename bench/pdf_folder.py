@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import platform
 import random
 import tempfile
 import time
@@ -27,6 +25,7 @@ from pathlib import Path
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
+from bench import machine
 from bench.pdf_writer import FONTS, Draft, Layout
 from bench.references import FORMATTERS, NUMBER_FORMATS, STYLES, entry_facts, load_corpus, split_name
 from recommender.documents.read import read_document
@@ -124,7 +123,7 @@ def main() -> None:
         "ids_doi_or_arxiv": sum(not r["id"].startswith("pdf-") for r in written),
         "seconds": round(seconds, 1), "cpu_seconds_per_pdf": round(cpu_seconds / len(chosen), 2),
         "front_page_share_of_cpu": round(front / (reading + front), 3),
-        "machine": f"{os.cpu_count()} cores, {platform.machine()}", "seed": args.seed,
+        "machine": machine.line(), "seed": args.seed,
     }
     print(json.dumps(result, indent=1))
     if args.json:

@@ -1,21 +1,21 @@
 """Quality benchmarks on the shared data sets: every method of `evaluate`, one run per query set.
 
-    python -m bench.quality acm-cr  --data ../shared/data --index-root /work/idx
-    python -m bench.quality hepth   --data ../shared/data --index-root /work/idx [--limit N]
-    python -m bench.quality citeseer --data ../shared/data --index-root /work/idx
+    python -m bench.quality acm-cr  [--data ../shared/data] [--index-root IDX]
+    python -m bench.quality hepth   [--data ../shared/data] [--index-root IDX] [--limit N]
+    python -m bench.quality citeseer [--data ../shared/data] [--index-root IDX]
 
-Builds the index on first use (embeddings are cached in the index directory), then writes
-bench/results/<set>.json and prints one Markdown table per query set.
+Builds the index on first use in INDEX_ROOT/<set> (default: .index/bench/<set> in the checkout; embeddings are
+cached in the index directory), then writes bench/results/<set>.json and prints one Markdown table per query set.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 import time
 from pathlib import Path
 
+from bench import machine
+from bench.paths import DATA, INDEXES, RESULTS, need, write_json
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.queries import queries_from_file, queries_from_split
@@ -47,14 +47,15 @@ def open_index(corpus: Path, root: Path) -> Recommender:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset", choices=DATASETS)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--index-root", type=Path, default=Path("/tmp/citrec-bench"))
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
+    parser.add_argument("--index-root", type=Path, default=INDEXES,
+                        help="indexes by data set name, built on first use (default: %(default)s)")
     parser.add_argument("--limit", type=int, help="first N queries of each set")
     parser.add_argument("--methods", nargs="+")
     args = parser.parse_args()
 
     spec = DATASETS[args.dataset]
-    folder = args.data / spec["dir"]
+    folder = need(parser, args.data / spec["dir"], "--data", f"DIR (the shared benchmark data, with {spec['dir']}/)")
     rec = open_index(folder / spec["corpus"], args.index_root / args.dataset)
     ids = set(rec.index.ids)
     if "split" in spec:
@@ -63,8 +64,8 @@ def main() -> None:
     else:
         query_sets = {name: queries_from_file(folder / file, ids) for name, file in spec["query_sets"].items()}
     methods = {m: METHODS[m] for m in (args.methods or METHODS)}
-    report = {"dataset": args.dataset, "date": time.strftime("%Y-%m-%d"), "machine": platform.processor() or
-              platform.machine(), "papers": len(rec.index), "sets": {}}
+    report = {"dataset": args.dataset, "date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
+              "papers": len(rec.index), "sets": {}}
     for name, queries in query_sets.items():
         queries = queries[: args.limit] if args.limit else queries
         started = time.time()
@@ -73,9 +74,7 @@ def main() -> None:
         report["sets"][name] = {"queries": len(queries), "seconds": round(seconds, 1), "metrics": results}
         print(f"\n### {args.dataset} / {name} ({len(queries)} queries, {seconds:.0f} s)\n")
         print(format_table(results))
-    out = Path(__file__).resolve().parent / "results" / f"{args.dataset}.json"
-    out.write_text(json.dumps(report, indent=1), encoding="utf-8")
-    print(f"\nwrote {out}", file=sys.stderr)
+    write_json(RESULTS / f"{args.dataset}.json", report)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import machine
+
 PROJECT = Path(__file__).resolve().parents[1]
 DEMO_CORPUS = PROJECT / "assets" / "demo_corpus.jsonl"
 TOPICS = ["dense retrieval", "citation graphs", "protein folding", "image segmentation", "speech recognition",
@@ -258,7 +260,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the full report here")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    report: dict = {"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d")}
+    report: dict = {"machine": machine.line(), "date": time.strftime("%Y-%m-%d")}
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         if "index" not in args.skip:

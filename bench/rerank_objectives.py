@@ -1,6 +1,6 @@
 """Training objectives of the learned reranker, compared on one set of training pairs and one dev set.
 
-    python -m bench.rerank_objectives --index /work/idx/hepth \
+    python -m bench.rerank_objectives --index IDX/hepth \
         --splits ../shared/data/hepth-kddcup2003/splits.json --train-queries 3000 --dev-limit 500
 Collects the whole candidate pool of a seeded sample of `train` queries once; each model trains either on it
 or on the classifiers' usual sample of it (cited, hard and `--random-negatives` random non-cited papers per
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.paths import need
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import queries_from_split
@@ -50,6 +51,8 @@ def main() -> None:
     parser.add_argument("--random-negatives", type=int, default=rr.RANDOM_NEGATIVES)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    need(parser, args.index, "--index", "DIR (a trained hep-th index)")
+    need(parser, args.splits, "--splits", "FILE (hepth-kddcup2003/splits.json of the shared data)")
     rec = Recommender.load(args.index)
     train = rr.training_queries(rec.index, split=f"{args.splits}:train")
     train = random.Random(args.seed).sample(train, min(args.train_queries, len(train)))

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import re
 import sys
@@ -28,6 +26,8 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
+from bench import machine
+from bench.paths import need
 from bench.references import acm, entry_facts
 from pages.ui.demo import demo_index_dir, ensure_demo_index
 from recommender.documents.read import read_document
@@ -125,15 +125,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--index", type=Path, help="index to review against (default: the demo index)")
     args = parser.parse_args(argv)
-    if args.index is None:
+    if args.index is not None:
+        need(parser, args.index, "--index", "DIR (an index to review against)")
+    else:
         ensure_demo_index()
     recommender = Recommender.load(args.index or demo_index_dir())
     reviewer = DocumentReviewer(recommender)
     reviewer.review(read_document(b"Warm-up [CIT].", "warmup.txt"))
     with tempfile.TemporaryDirectory() as folder:
         results = run(recommender, reviewer, args.submissions, args.seed, Path(folder))
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, "
-              f"cpus: {len(os.sched_getaffinity(0))}", "index_papers": len(recommender.index), **results}
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(), "index_papers": len(recommender.index),
+              **results}
     name = args.index.name if args.index else "demo"
     (RESULTS / f"review_missing-{name}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report, indent=1))

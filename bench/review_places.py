@@ -1,6 +1,6 @@
 """Citation places through `review` against `evaluate`'s direct queries, on ACM-CR development paragraphs.
 
-    python -m bench.review_places --data ../shared/data/acm-cr --index /work/idx/acm-pool [--pool 10000]
+    python -m bench.review_places [--data ../shared/data/acm-cr] [--index IDX/acm-pool] [--pool 10000]
 
 For each citing paper of the development half, a LaTeX draft is written into a temporary folder (never into the
 repository): its title, its abstract, and its paragraphs with every [CIT] written `\\cite{?}`. `review` reads the
@@ -8,14 +8,14 @@ draft back and answers every placeholder with local-mode suggestions (`DocumentR
 rank (first suggestions of every place, then the second ones, ...) and scored against the paragraph's cited papers.
 The direct number queries the same index with the whole paragraph, as `evaluate` does. Both run on one pool: the
 papers the paragraphs cite plus a seeded sample of the rest of the corpus (the full 108K corpus takes about 36
-minutes of embedding on 2 cores; `--pool 0` uses it all). Writes bench/results/review_places.json.
+minutes of embedding on 2 cores; `--pool 0` uses it all), kept in --index (default: .index/bench/acm-pool-SIZE in
+the checkout). Writes bench/results/review_places.json.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
-import platform
 import random
 import sys
 import tempfile
@@ -25,6 +25,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from bench import machine
+from bench.paths import DATA, INDEXES, need
 from recommender.config import DEFAULT
 from recommender.documents.read import read_document
 from recommender.evaluation.metrics import ndcg_at, recall_at
@@ -133,30 +135,23 @@ def run(recommender: Recommender, queries: list[dict], windows: list[int | None]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/acm-cr"))
-    parser.add_argument("--index", type=Path, default=Path("/work/idx/acm-pool"))
+    parser.add_argument("--data", type=Path, default=DATA / "acm-cr", help="the ACM-CR folder (default: %(default)s)")
+    parser.add_argument("--index", type=Path, help="the pool's index, built there on first use "
+                        "(default: .index/bench/acm-pool-SIZE in the checkout)")
     parser.add_argument("--pool", type=int, default=10_000, help="pool size (0: the whole corpus)")
     parser.add_argument("--windows", type=lambda v: None if v == "all" else int(v), nargs="+", default=[0, None],
                         help="sentences of context on each side of a place, or 'all' (its whole paragraph)")
     args = parser.parse_args(argv)
-    if not (args.data / "queries.jsonl.gz").is_file():
-        print(f"{args.data} has no ACM-CR queries.jsonl.gz: nothing to run", file=sys.stderr)
-        return 2
+    need(parser, args.data / "queries.jsonl.gz", "--data", "DIR (the ACM-CR folder of the shared data)")
     queries = read_jsonl(args.data / "queries.jsonl.gz")
-    recommender = open_pool(args.data, args.index, args.pool, queries)
+    recommender = open_pool(args.data, args.index or INDEXES / f"acm-pool-{args.pool}", args.pool, queries)
     with tempfile.TemporaryDirectory() as folder:
         results = run(recommender, queries, args.windows, Path(folder))
-    report = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, cpus: {_cpus()}",
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": machine.line(),
               "pool": len(recommender.index), "results": results}
     RESULTS.write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report, indent=1))
     return 0
-
-
-def _cpus() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Missing citations on real papers: real citing sentences, citations removed, reviewed end to end (issue 26).
 
-    python -m bench.review_real --data ../shared/data --index /work/idx/acm-full [--unarxive-index DIR]
+    python -m bench.review_real --index IDX/acm-full [--data ../shared/data] [--unarxive-index DIR]
 
 ACM-CR (development half): each citing paper with at least 6 citing sentences becomes a plain-text submission,
 written into a temporary folder (never into the repository): its title, its abstract, its real citing sentences
@@ -25,7 +25,6 @@ import argparse
 import gzip
 import json
 import os
-import platform
 import random
 import re
 import tempfile
@@ -35,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import DATA, need
 from recommender.documents.read import read_document
 from recommender.store.index import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
@@ -61,6 +62,7 @@ class Submission:
     abstract: str
     paragraphs: list[list[tuple[str, list[str]]]]  # sentences ([CIT] where a marker goes) and the ids they cite
     removed: dict[str, str] = field(default_factory=dict)  # removed paper id -> its sentence (with [CIT])
+    written: dict[str, str] = field(default_factory=dict)  # removed paper id -> its sentence as `write_text` wrote it
 
     def cited(self) -> list[str]:
         """The ids the submission still cites, in order of first citation."""
@@ -99,6 +101,9 @@ def write_text(submission: Submission, entry, names=lambda pid: "") -> str:
             if not kept and cited and _AUTHORS_CIT.search(text):
                 marker = names(cited[0])
             sentences.append(" ".join(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "").split()))
+            for pid in cited:
+                if pid in submission.removed:
+                    submission.written[pid] = sentences[-1]
         body.append(" ".join(sentences))
     references = [f"[{n}] {entry(pid)}" for pid, n in numbers.items()]
     return "\n\n".join([submission.title, "Abstract", submission.abstract, "1 Introduction", *body, "References",
@@ -191,7 +196,9 @@ def review_all(reviewer: DocumentReviewer, submissions: list[Submission], corpus
         cited = set(submission.cited())
         ceiling_lists = reviewer.suggest(document, list(submission.removed.values()), report.cited, K)
         flagged_text = [" ".join(claim.sentence.split()) for claim in report.uncited]
-        removed_plain = {pid: " ".join(_CIT.sub("", text).split()) for pid, text in submission.removed.items()}
+        # the removed sentences as the submission reads (with the authors' names written back)
+        removed_plain = {pid: submission.written.get(pid) or " ".join(_CIT.sub("", text).split())
+                         for pid, text in submission.removed.items()}
         hit_flags = {pid for pid, text in removed_plain.items()
                      if any(_overlaps(text, claim) for claim in flagged_text)}
         false_flags = [claim for claim in flagged_text
@@ -257,13 +264,16 @@ def load_index(path: Path, corpus: Path) -> Recommender:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
     parser.add_argument("--index", type=Path, required=True, help="the full ACM-CR index (built here if missing)")
     parser.add_argument("--unarxive-index", type=Path, help="an index of the unArXive sample (built here if missing)")
     parser.add_argument("--seeds", type=int, default=5, help="removals drawn per paper (seeds 0..N-1)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
-    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
+    need(parser, args.data / "acm-cr", "--data", "DIR (the shared benchmark data, with acm-cr/)")
+    if args.unarxive_index:
+        need(parser, args.data / "unarxive-sample", "--data", "DIR (the shared benchmark data, with unarxive-sample/)")
+    results = {"machine": machine.line(), "date": time.strftime("%Y-%m-%d"),
                "load_before": os.getloadavg()[0]}
     sets = [("acm-cr", args.index, acm_submissions, "acm-cr/corpus.jsonl.gz")]
     if args.unarxive_index:

@@ -1,6 +1,7 @@
 """The limit of one machine: index build, disk, memory and query latency on synthetic corpora of growing size.
 
-    nice -n 19 python -m bench.scale --sizes 100000 1000000 [3000000] --out /work/idx/scale [--queries 200]
+    nice -n 19 python -m bench.scale --sizes 100000 1000000 [3000000] --out DIR [--pool-index IDX/acm-pool] \
+        [--queries 200]
 
 Everything is written under --out (outside the repository; never commit it). For each size, three processes,
 one after the other, so that each one's peak memory is its own:
@@ -28,7 +29,6 @@ import argparse
 import json
 import linecache
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -40,11 +40,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results" / "scale.json"
+from bench import machine
+from bench.paths import DATA, RESULTS as RESULTS_DIR, ROOT, need
+
+RESULTS = RESULTS_DIR / "scale.json"
 PLOT = ROOT / "docs" / "scale.svg"
-POOL_INDEX = Path("/work/idx/acm-pool")  # real ACM-CR papers with their MiniLM vectors, when present
-FREQUENCY_CORPUS = ROOT.parent / "shared" / "data" / "acm-cr" / "corpus.jsonl.gz"
+FREQUENCY_CORPUS = DATA / "acm-cr" / "corpus.jsonl.gz"
 MIN_AVAILABLE_GIB = 1.0
 GIB = 1 << 30
 
@@ -62,10 +63,10 @@ def proc_status(pid: int | str = "self") -> dict[str, int]:
 
 
 def available_bytes() -> int:
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no MemAvailable in /proc/meminfo")
+    available = machine.meminfo_bytes("MemAvailable")
+    if available is None:
+        raise RuntimeError("no MemAvailable in /proc/meminfo")
+    return available
 
 
 def proportional_set() -> dict[str, int]:
@@ -91,12 +92,10 @@ def memory_report() -> dict[str, float]:
 
 # ----------------------------------------------------------------------------------------------- phases
 
-def phase_generate(size_dir: Path, n: int, queries: int, pool_index: Path, frequency_corpus: Path) -> dict:
+def phase_generate(size_dir: Path, n: int, queries: int, pool: Path | None, frequencies: Path) -> dict:
     from bench import synthetic_corpus as synthetic
 
     started = time.perf_counter()
-    pool = pool_index if (pool_index / "CURRENT").is_file() else None
-    frequencies = frequency_corpus if frequency_corpus.is_file() else None
     bases = synthetic.load_bases(pool, frequencies)
     stats_s = time.perf_counter() - started
     index_root = size_dir / "index"
@@ -119,7 +118,7 @@ class LineSampler:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        target = str(ROOT / "recommender" / "index.py")
+        target = str(ROOT / "recommender" / "store" / "index.py")
         while not self.done.wait(self.interval):
             frame = sys._current_frames().get(self.main)
             while frame is not None and frame.f_code.co_filename != target:
@@ -242,8 +241,10 @@ def run_phase(phase: str, size_dir: Path, n: int, args) -> dict:
     result_path = size_dir / f"{phase}.json"
     result_path.unlink(missing_ok=True)
     command = [sys.executable, "-m", "bench.scale", "--phase", phase, "--size-dir", str(size_dir),
-               "--sizes", str(n), "--queries", str(args.queries), "--pool-index", str(args.pool_index),
-               "--frequency-corpus", str(args.frequency_corpus), "--started", repr(time.time())]
+               "--sizes", str(n), "--queries", str(args.queries), "--frequency-corpus", str(args.frequency_corpus),
+               "--started", repr(time.time())]
+    if args.pool_index:
+        command += ["--pool-index", str(args.pool_index)]
     if args.profile:
         command += ["--profile"]
     load_before = os.getloadavg()[0]
@@ -293,18 +294,12 @@ def run_size(n: int, args) -> dict:
     return record
 
 
-def machine() -> dict:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(os.sysconf("SC_PAGE_SIZE")
-                                                                      * os.sysconf("SC_PHYS_PAGES") / GIB, 1),
-            "python": platform.python_version()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--out", type=Path, default=Path("/work/idx/scale"))
+    parser.add_argument("--out", type=Path,
+                        help="where the synthetic corpora and indexes go (needed; outside the checkout: GBs a "
+                             "million papers)")
     parser.add_argument("--queries", type=int, default=200, help="queries of each mode")
     parser.add_argument("--max-rss-gib", type=float, default=18.0)
     parser.add_argument("--reuse", action="store_true",
@@ -313,10 +308,11 @@ def main() -> None:
                         help="OMP_NUM_THREADS of the query process (0: the default; on a machine shared with "
                              "other jobs the encoder's two threads wait for each other)")
     parser.add_argument("--profile", action="store_true", help="cProfile the warm queries into N/query.prof")
-    parser.add_argument("--pool-index", type=Path, default=POOL_INDEX,
-                        help="an index of real papers whose texts and vectors seed the synthetic ones")
+    parser.add_argument("--pool-index", type=Path,
+                        help="an index of real papers whose texts and vectors seed the synthetic ones, e.g. the "
+                             "ACM-CR pool (default: none, the demo corpus's papers only)")
     parser.add_argument("--frequency-corpus", type=Path, default=FREQUENCY_CORPUS,
-                        help="a corpus file whose titles and abstracts give word frequencies")
+                        help="a corpus file whose titles and abstracts give word frequencies (default: %(default)s)")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--plot", type=Path, default=PLOT)
     parser.add_argument("--phase", choices=("generate", "build", "query"), help=argparse.SUPPRESS)
@@ -338,11 +334,16 @@ def main() -> None:
         (args.size_dir / f"{args.phase}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
         return
 
+    if args.out is None:
+        parser.error("give --out DIR (where the synthetic corpora and indexes go, outside the checkout)")
     if ROOT in args.out.resolve().parents or args.out.resolve() == ROOT:
-        raise SystemExit(f"--out {args.out} is inside the repository: synthetic corpora must stay outside it")
+        parser.error(f"--out {args.out} is inside the repository: synthetic corpora must stay outside it")
+    if args.pool_index:
+        need(parser, args.pool_index / "CURRENT", "--pool-index", "DIR (an index of real papers)")
+    need(parser, args.frequency_corpus, "--frequency-corpus", "FILE (a corpus file, e.g. ACM-CR's corpus.jsonl.gz)")
     results = json.loads(args.results.read_text()) if args.results.is_file() else {"sizes": {}}
     results.update({"command": f"nice -n {os.nice(0)} python -m bench.scale " + " ".join(sys.argv[1:]),
-                    "machine": machine(), "date": time.strftime("%Y-%m-%d")})
+                    "machine": machine.describe(), "date": time.strftime("%Y-%m-%d")})
     for n in sorted(args.sizes):
         record = run_size(n, args)
         results["sizes"][str(n)] = record

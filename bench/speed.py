@@ -1,6 +1,6 @@
 """Speed of each stage on one index, in one run (warm: model load excluded).
 
-    python -m bench.speed --index /work/idx/acm-cr --queries ../shared/data/acm-cr/queries.jsonl.gz \
+    python -m bench.speed --index IDX/acm-cr --queries ../shared/data/acm-cr/queries.jsonl.gz \
         --corpus ../shared/data/acm-cr/corpus.jsonl.gz [--rank-bm25-queries 3]
 
 Reports query latency p50/p95 per stage and end to end (the default pipeline, and `rank_whole`: the same with the
@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import machine
+from bench.paths import RESULTS, need
 from recommender.config import DEFAULT
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache
 from recommender.evaluation.queries import queries_from_file
@@ -45,8 +47,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=150)
     parser.add_argument("--embed-sample", type=int, default=500)
     parser.add_argument("--rank-bm25-queries", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "speed.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "speed.json")
     args = parser.parse_args()
+    need(parser, args.index, "--index", "DIR (the index to time)")
+    need(parser, args.queries, "--queries", "FILE (ACM-CR-style queries, e.g. acm-cr/queries.jsonl.gz)")
+    need(parser, args.corpus, "--corpus", "FILE (the index's corpus file)")
 
     rec = Recommender.load(args.index)
     annoy = dense_retrievers(rec.index)["dense"]  # the Annoy stage timed alone
@@ -76,7 +81,7 @@ def main() -> None:
         rec.clear_caches()
         _, ms = timed(rec.recommend, query)
         stages["recommend"].append(ms)
-    report = {"papers": len(rec.index), "queries": len(queries),
+    report = {"machine": machine.line(), "papers": len(rec.index), "queries": len(queries),
               "latency": {k: percentiles(v) for k, v in stages.items()},
               "annoy_recall@100_vs_exact": round(float(np.mean(annoy_recall)), 4)}
 

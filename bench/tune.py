@@ -1,6 +1,6 @@
 """Grid search of the fusion settings on a development query set (never on held-back data).
 
-    python -m bench.tune citeseer --data ../shared/data --index-root /work/idx
+    python -m bench.tune citeseer [--data ../shared/data] [--index-root IDX]
 Prints the best settings by nDCG@10 (MRR as tie-break); depth 100 keeps it quick.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ import itertools
 import json
 from pathlib import Path
 
+from bench.paths import DATA, INDEXES, need
 from bench.quality import DATASETS
 from recommender.config import DEFAULT
 from recommender.evaluation.evaluate import evaluate
@@ -28,15 +29,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dataset", choices=DATASETS)
     parser.add_argument("--set", help="query set name (acm-cr: paragraphs, sentences, papers)")
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--index-root", type=Path, default=Path("/tmp/citrec-bench"))
+    parser.add_argument("--data", type=Path, default=DATA, help="the shared benchmark data (default: %(default)s)")
+    parser.add_argument("--index-root", type=Path, default=INDEXES,
+                        help="indexes by data set name, as bench.quality builds them (default: %(default)s)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--global-weights", type=float, nargs="*", default=[DEFAULT.global_weight])
     parser.add_argument("--grid", type=json.loads, default=GRID, help='JSON, e.g. \'{"w_lexical": [0.3, 0.5]}\'')
     args = parser.parse_args()
     spec = DATASETS[args.dataset]
-    folder = args.data / spec["dir"]
-    rec = Recommender.load(args.index_root / args.dataset)
+    folder = need(parser, args.data / spec["dir"], "--data", f"DIR (the shared benchmark data, with {spec['dir']}/)")
+    root = need(parser, args.index_root / args.dataset, "--index-root",
+                f"DIR (a folder holding the {args.dataset} index; `python -m bench.quality {args.dataset}` builds it)")
+    rec = Recommender.load(root)
     if "split" in spec:
         file, _, name = spec["split"].rpartition(":")
         queries = queries_from_split(f"{folder / file}:{name}", rec.index)

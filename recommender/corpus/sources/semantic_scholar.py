@@ -68,24 +68,37 @@ def paper_record(paper: Any) -> dict[str, Any] | None:
     abstract = " ".join(str(paper.get("abstract") or "").split())
     if not (title or abstract):
         return None
-    external = paper.get("externalIds") if isinstance(paper.get("externalIds"), dict) else {}
+    references = [r["paperId"] for r in paper.get("references") or []
+                  if isinstance(r, dict) and isinstance(r.get("paperId"), str)]
+    return corpus_record(paper, paper["corpusId"], title=title, abstract=abstract,
+                         venue=paper.get("venue") if isinstance(paper.get("venue"), str) else "",
+                         references=references, extra={"s2": paper.get("paperId") or ""},
+                         external_ids=paper.get("externalIds"), date_field="publicationDate")
+
+
+def corpus_record(paper: dict[str, Any], corpus_id: int, *, title: str, abstract: str, venue: str,
+                  references: list[str], external_ids: Any, date_field: str,
+                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A Semantic Scholar paper (Graph API or Datasets row) as a corpus record: the fields both spell alike
+    (authors, year, url) read here, the identifiers from `external_ids` (DOI normalised, arXiv id) and the date
+    from `date_field`, which the two spell differently; `extra` fields follow `references`."""
     record: dict[str, Any] = {
-        "id": f"CorpusId:{paper['corpusId']}",
+        "id": f"CorpusId:{corpus_id}",
         "title": title,
         "abstract": abstract,
         "authors": [a["name"].strip() for a in paper.get("authors") or []
                     if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"].strip()],
         "year": paper.get("year") if isinstance(paper.get("year"), int) else None,
-        "venue": paper.get("venue") if isinstance(paper.get("venue"), str) else "",
-        "references": [r["paperId"] for r in paper.get("references") or []
-                       if isinstance(r, dict) and isinstance(r.get("paperId"), str)],
-        "s2": paper.get("paperId") or "",
+        "venue": venue,
+        "references": references,
+        **(extra or {}),
     }
+    external = external_ids if isinstance(external_ids, dict) else {}
     if external.get("DOI"):
         record["doi"] = normalize_doi(str(external["DOI"]))
     if external.get("ArXiv"):
         record["arxiv"] = str(external["ArXiv"])
-    for name, key in (("publicationDate", "date"), ("url", "url")):
+    for name, key in ((date_field, "date"), ("url", "url")):
         if paper.get(name):
             record[key] = paper[name]
     return record

@@ -20,9 +20,9 @@ from typing import Any, Iterator
 
 from tqdm import tqdm
 
-from recommender.corpus.identifiers import normalize_doi
 from recommender.corpus.sources.corpus_file import ReferenceCount, Summary, write_corpus
 from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.semantic_scholar import corpus_record
 
 KINDS = ("papers", "abstracts", "citations")
 _CITING_RE = re.compile(rb'"citingcorpusid"\s*:\s*(\d+)')
@@ -76,26 +76,10 @@ def paper_record(paper: dict[str, Any]) -> dict[str, Any] | None:
     """A Datasets `papers` row as a corpus record (abstract and references filled in later)."""
     if not isinstance(paper.get("corpusid"), int):
         return None
-    external = paper.get("externalids") if isinstance(paper.get("externalids"), dict) else {}
     journal = paper.get("journal") if isinstance(paper.get("journal"), dict) else {}
-    record: dict[str, Any] = {
-        "id": f"CorpusId:{paper['corpusid']}",
-        "title": " ".join(str(paper.get("title") or "").split()),
-        "abstract": "",
-        "authors": [a["name"].strip() for a in paper.get("authors") or []
-                    if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"].strip()],
-        "year": paper.get("year") if isinstance(paper.get("year"), int) else None,
-        "venue": str(paper.get("venue") or journal.get("name") or ""),
-        "references": [],
-    }
-    if external.get("DOI"):
-        record["doi"] = normalize_doi(str(external["DOI"]))
-    if external.get("ArXiv"):
-        record["arxiv"] = str(external["ArXiv"])
-    for name, key in (("publicationdate", "date"), ("url", "url")):
-        if paper.get(name):
-            record[key] = paper[name]
-    return record
+    return corpus_record(paper, paper["corpusid"], title=" ".join(str(paper.get("title") or "").split()),
+                         abstract="", venue=str(paper.get("venue") or journal.get("name") or ""), references=[],
+                         external_ids=paper.get("externalids"), date_field="publicationdate")
 
 
 def dataset_files(folder: str | Path) -> dict[str, list[Path]]:
@@ -153,6 +137,17 @@ def _lines(path: Path, bar: tqdm) -> Iterator[bytes]:
                           "cut short); download that shard again") from None
 
 
+def _json_rows(path: Path, bar: tqdm) -> Iterator[dict[str, Any]]:
+    """The file's lines that are JSON objects; other lines (not JSON, or not an object) are passed over."""
+    for line in _lines(path, bar):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            yield row
+
+
 def build_from_datasets(folder: str | Path, out: str | Path, keep: DatasetFilter, *, limit: int | None = None,
                         progress: bool = True) -> Summary:
     """Filter the Datasets shards in `folder` into the corpus file `out`."""
@@ -186,12 +181,8 @@ def _read_papers(paths: list[Path], keep: DatasetFilter, limit: int | None, db: 
     kept: set[int] = set()
     for path in paths:
         rows = []
-        for line in _lines(path, bar):
-            try:
-                paper = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(paper, dict) or not keep.keeps(paper):
+        for paper in _json_rows(path, bar):
+            if not keep.keeps(paper):
                 continue
             record = paper_record(paper)
             if record is None or not record["title"] or paper["corpusid"] in kept:
@@ -209,12 +200,8 @@ def _read_papers(paths: list[Path], keep: DatasetFilter, limit: int | None, db: 
 def _read_abstracts(paths: list[Path], kept: set[int], db: sqlite3.Connection, bar: tqdm) -> None:
     for path in paths:
         rows = []
-        for line in _lines(path, bar):
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict) and row.get("corpusid") in kept and isinstance(row.get("abstract"), str):
+        for row in _json_rows(path, bar):
+            if row.get("corpusid") in kept and isinstance(row.get("abstract"), str):
                 rows.append((" ".join(row["abstract"].split()), row["corpusid"]))
         db.executemany("UPDATE paper SET abstract = ? WHERE id = ?", rows)
 
