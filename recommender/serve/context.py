@@ -31,6 +31,8 @@ _LATEX_ITEM_RE = re.compile(r"\s*\\item\b")
 _MARKDOWN_BREAK_RE = re.compile(r" {0,3}(?:#{1,6}\s|```|~~~|(?:=+|-+)\s*$)")
 _MARKDOWN_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _MARKDOWN_PREFIX_RE = re.compile(r"^\s*(?:>\s?)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?", re.MULTILINE)
+_BREAKS = {"latex": _LATEX_BREAK_RE, "markdown": _MARKDOWN_BREAK_RE}
+_ITEMS = {"latex": _LATEX_ITEM_RE, "markdown": _MARKDOWN_ITEM_RE}
 _LATEX_COMMENT_RE = re.compile(r"(?<!\\)%[^\n]*")
 _LATEX_DROPPED_RE = re.compile(r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|nameref|nocite|index|footnotemark)"
                                r"\*?\s*(?:\[[^\]]*\]\s*)?\{[^{}]*\}")
@@ -90,7 +92,7 @@ def citation_query(text: str, offset: int, *, k: int = 10, exclude: frozenset[st
             pieces += [text[cursor:first], replacement]
             cursor = last
     pieces.append(text[cursor:end])
-    plain = " ".join(_as_text("".join(pieces), kind).split())
+    plain = " ".join(as_text("".join(pieces), kind).split())
     title, abstract = draft_of(text)
     at = plain.find(_CURSOR)
     plain = plain.replace(_CURSOR, CITATION_MARK)
@@ -104,42 +106,55 @@ def citation_query(text: str, offset: int, *, k: int = 10, exclude: frozenset[st
 
 def paragraph_span(text: str, offset: int, kind: str) -> tuple[int, int]:
     """(start, end) of the paragraph holding `offset`: lines between blank lines, headings and (LaTeX) sectioning
-    and environment commands; a list item starts a paragraph."""
-    breaks, items = {"latex": (_LATEX_BREAK_RE, _LATEX_ITEM_RE),
-                     "markdown": (_MARKDOWN_BREAK_RE, _MARKDOWN_ITEM_RE)}.get(kind, (None, None))
-
-    def separates(line: str) -> bool:
-        return not line.strip() or bool(breaks and breaks.match(line))
-
+    and environment commands; a list item starts a paragraph. A cursor on such a separating line: that line."""
+    items = _ITEMS.get(kind)
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
     end = len(text) if end < 0 else end
-    if separates(text[start:end]):
+    if separates(text[start:end], kind):
         return start, end
     while start > 0 and not (items and items.match(text, start)):
         previous = text.rfind("\n", 0, start - 1) + 1
-        if separates(text[previous:start - 1]):
+        if separates(text[previous:start - 1], kind):
             break
         start = previous
     while end < len(text):
         following = text.find("\n", end + 1)
         following = len(text) if following < 0 else following
         line = text[end + 1:following]
-        if separates(line) or (items and items.match(line)):
+        if separates(line, kind) or (items and items.match(line)):
             break
         end = following
     return start, end
 
 
-def _as_text(source: str, kind: str) -> str:
+def paragraphs(text: str, kind: str) -> list[tuple[int, int]]:
+    """(start, end) of every paragraph of the text (`paragraph_span`'s), in order; separating lines left out."""
+    found, offset = [], 0
+    while offset < len(text):
+        start, end = paragraph_span(text, offset, kind)
+        if not separates(text[start:end], kind):
+            found.append((start, end))
+        offset = end + 1
+    return found
+
+
+def separates(line: str, kind: str) -> bool:
+    """Whether a line separates paragraphs: blank, a heading, a (LaTeX) sectioning or environment command."""
+    breaks = _BREAKS.get(kind)
+    return not line.strip() or bool(breaks and breaks.match(line))
+
+
+def as_text(source: str, kind: str) -> str:
+    """A paragraph's source as the text the engine reads (LaTeX and Markdown syntax removed)."""
     if kind == "latex":
         return _latex_text(source)
     if kind == "markdown":
         return inline_text(_MARKDOWN_PREFIX_RE.sub("", source))
-    return source
+    return " ".join(source.split())
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _latex_text(source: str) -> str:
     """LaTeX as text (tolerant of what is half typed): comments, cross-references and citations dropped, maths
     kept as written."""
