@@ -1,7 +1,7 @@
 """The citation recommender web app: `streamlit run app.py`."""
 import streamlit as st
 
-from pages.ui import access, common, shelves
+from pages.ui import access, engines, shelves
 from recommender.backends import BackendError
 
 st.set_page_config(page_title="Citation recommender", page_icon=":material/menu_book:", layout="wide")
@@ -19,4 +19,4 @@ shelves.keep_alive()
 try:
     page.run()  # each page starts with access.require(): the login page, unless this session may use the app
 except BackendError as exc:  # $CITREC_BACKEND failed during a query: say so, stay up
-    common.show_backend_fault(exc)
+    engines.show_backend_fault(exc)

@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from bench import machine
-from pages.ui.demo import demo_papers, ensure_demo_index
 from recommender.pipeline import confidence
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from workspace.demo import demo_papers, ensure_demo_index
 
 DATA = Path(__file__).resolve().parent / "data" / "confidence"
 SEED = 16

@@ -18,10 +18,10 @@ import time
 from plotly.offline import get_plotlyjs
 from playwright.sync_api import sync_playwright
 
-from pages.ui.demo import ensure_demo_index
-from pages.ui.graph_view import citation_graph, common_works, figure
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from workspace.demo import ensure_demo_index
+from workspace.graph_view import citation_graph, common_works, figure
 
 QUERY = dict(title="Neural networks for text",
              abstract="Deep learning for text retrieval, language models, sentence embeddings and citation "

@@ -23,8 +23,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from pages.ui import common, corpora  # noqa: E402
-from pages.ui.demo import DEMO_CORPUS  # noqa: E402
+from workspace import corpora  # noqa: E402
+from workspace import engine_caches as common  # noqa: E402
+from workspace.demo import DEMO_CORPUS  # noqa: E402
 
 
 def rss_mib() -> float:

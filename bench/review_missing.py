@@ -29,10 +29,10 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from bench import machine
 from bench.paths import need
 from bench.references import acm, entry_facts
-from pages.ui.demo import demo_index_dir, ensure_demo_index
 from recommender.documents.read import read_document
 from recommender.pipeline.recommender import Recommender
 from recommender.review.document import DocumentReviewer
+from workspace.demo import demo_index_dir, ensure_demo_index
 
 RESULTS = Path(__file__).parent / "results"
 NEIGHBOURS, CITED, DISCUSSED = 14, 7, 4

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import access, common
-from pages.ui.graph_view import MAX_CONTEXT, MAX_CONTEXT_LIMIT, citation_graph, common_works, figure, paper_label
+from pages.ui import access, cards, engines, markdown
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.store.index import Index
 from recommender.paper import Paper
+from workspace.graph_view import MAX_CONTEXT, MAX_CONTEXT_LIMIT, citation_graph, common_works, figure, paper_label
 
 COLOUR_LABELS = {"authors": "Author", "year": "Year"}
 
@@ -69,17 +69,17 @@ def role(graph, position: int, recommendations: int) -> str:
 def paper_card(index: Index, graph, position: int, recommendations: int) -> None:
     paper = index.papers([position])[0]
     with st.container(border=True):
-        st.markdown(f"**{common.plain(paper.title or '(untitled)')}**")
-        st.caption(common.plain(common.byline(paper)))
-        st.markdown(f":small[{common.plain(role(graph, position, recommendations))} Cited by "
+        st.markdown(f"**{markdown.plain(paper.title or '(untitled)')}**")
+        st.caption(markdown.plain(cards.byline(paper)))
+        st.markdown(f":small[{markdown.plain(role(graph, position, recommendations))} Cited by "
                     f"{int(index.graph.in_degree[position])} papers of this corpus.]")
-        found = common.links(paper)
+        found = cards.links(paper)
         if found:
-            st.markdown(":small[" + " · ".join(f"[{common.plain(label)}]({url})" for label, url in found) + "]")
+            st.markdown(":small[" + " · ".join(f"[{markdown.plain(label)}]({url})" for label, url in found) + "]")
         if paper.abstract:
             source = paper.extra.get("summary_source")
             with st.expander(f"Summary ({source}; not the published abstract)" if source else "Abstract"):
-                st.markdown(common.plain(paper.abstract))
+                st.markdown(markdown.plain(paper.abstract))
         if st.button("More like this", icon=":material/manage_search:", type="primary", key="g_more",
                      help="Search the corpus with this paper's title and abstract as your text."):
             more_like_this(paper)
@@ -90,7 +90,7 @@ def works_list(index: Index, works: list[tuple[int, int]], verb: str, total: int
         st.caption(f"No paper here {verb} two or more of the recommendations.")
         return
     for position, count in works:
-        st.button(f"{common.plain(paper_label(index, position))} · {common.plain(index.titles[position])} "
+        st.button(f"{markdown.plain(paper_label(index, position))} · {markdown.plain(index.titles[position])} "
                   f"({verb} {count} of {total})", key=f"{key}:{position}", type="tertiary", wrap=True, on_click=select,
                   args=(position,))
 
@@ -104,7 +104,7 @@ if not results or not results["recs"]:
     st.stop()
 
 recs = results["recs"]
-index = common.index(results["directory"])
+index = engines.index(results["directory"])
 colour_col, hop_col, size_col = st.columns([2, 2, 3], vertical_alignment="bottom")
 colour = colour_col.segmented_control("Colour by", list(COLOUR_LABELS), key="g_colour", default="authors",
                                       required=True, persist_state="session", format_func=COLOUR_LABELS.get)

@@ -11,9 +11,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.ui import access, builds, common, corpora, field_training, shelves
+from pages.ui import access, active_index, builds, engines, field_training, markdown, progress, shelves
 from recommender.pipeline.learned import describe_learned
 from recommender.corpus.loaders import CorpusError, LoadResult, load_corpus
+from workspace import cleanup, corpora, engine_caches
 
 PREVIEW_ROWS = 50
 SHOWN_PROBLEMS = 200
@@ -21,8 +22,8 @@ SHOWN_PROBLEMS = 200
 
 def choose_corpus(directory: str) -> None:
     """Switch this session between the default corpus and the imported ones."""
-    default = common.default_index_dir()
-    options = {common.corpus_name(default): default}
+    default = active_index.default_index_dir()
+    options = {active_index.corpus_name(default): default}
     for shelf in dict.fromkeys((shelves.shelf(), shelves.builds_shelf())):
         for name, path in corpora.list_corpora(shelf).items():
             options[name if name not in options else f"{name} (built)"] = str(path)
@@ -31,7 +32,7 @@ def choose_corpus(directory: str) -> None:
     choice = st.selectbox("Active corpus", names, index=names.index(current),
                           help="Only this browser session switches; other users keep their corpus.")
     if options[choice] != directory:
-        common.set_active_index(options[choice])
+        active_index.set_active_index(options[choice])
         st.rerun()
 
 
@@ -42,7 +43,7 @@ def privacy_note(directory: str) -> None:
         return
     if corpora.is_user_corpus(Path(directory), shelves.builds_shelf()):
         st.caption("This corpus was built from a source: it is found again through this page's address, by you or "
-                   f"whoever you give it to, and deleted from the server {shelves.idle_limit_s() / 3600:g} hours "
+                   f"whoever you give it to, and deleted from the server {cleanup.idle_limit_s() / 3600:g} hours "
                    "after the address was last opened.")
     else:
         st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
@@ -51,9 +52,9 @@ def privacy_note(directory: str) -> None:
                  None)
     if shelf is not None and st.button(f"Delete {Path(directory).name} now", icon=":material/delete:",
                                        key="delete_corpus"):
-        common.release(directory)
+        engine_caches.release(directory)
         corpora.delete_corpus(Path(directory), shelf)
-        common.set_active_index(common.default_index_dir())
+        active_index.set_active_index(active_index.default_index_dir())
         st.session_state["corpus_message"] = f"Deleted corpus {Path(directory).name}."
         st.rerun()
 
@@ -123,7 +124,7 @@ def count(number: int, noun: str) -> str:
 
 
 def validation_report(result: LoadResult) -> None:
-    st.markdown(f"**{common.plain(result.path)}** ({result.format}): read {result.read:,} records, "
+    st.markdown(f"**{markdown.plain(result.path)}** ({result.format}): read {result.read:,} records, "
                 f"kept {result.kept:,}, skipped {result.skipped:,}; "
                 f"{count(len(result.errors), 'error')}, {count(len(result.warnings), 'warning')}.")
     if result.problems:
@@ -151,7 +152,7 @@ def build(result: LoadResult, directory: str) -> None:
     extend_in_place = action == actions[1] and user_corpus
     name = st.text_input("Name of the new corpus", value=Path(result.path).name.split(".")[0], key="imp_name",
                          disabled=extend_in_place)
-    active = common.index(directory)
+    active = engines.index(directory)
     multilingual = st.checkbox("Queries in other languages", key="imp_multilingual",
                                value=active.multilingual is not None, disabled=extend_in_place,
                                help="Also index with the multilingual encoder, so that passages in Chinese, "
@@ -161,7 +162,7 @@ def build(result: LoadResult, directory: str) -> None:
         return
     st.caption("Leaving the page or pressing Stop cancels the build; the active corpus is then unchanged.")
     try:
-        with common.progress("Building the index") as report:
+        with progress.bar("Building the index") as report:
             if extend_in_place:
                 added = corpora.extend_corpus(Path(directory), result.papers, on_progress=report, shelf=shelf)
                 target, message = directory, f"Added {added:,} new papers to {Path(directory).name}."
@@ -173,7 +174,7 @@ def build(result: LoadResult, directory: str) -> None:
     except Exception as exc:  # any failure must leave the active corpus in place and say why
         st.error(f"The import failed and the active corpus is unchanged: {exc}")
         return
-    common.set_active_index(target)
+    active_index.set_active_index(target)
     st.session_state["corpus_message"] = message
     st.rerun()
 
@@ -197,14 +198,14 @@ def import_section(directory: str) -> None:
 
 
 access.require()
-directory = common.active_index_dir()
+directory = active_index.active_index_dir()
 st.title("Corpus")
 choose_corpus(directory)
 privacy_note(directory)
 if message := st.session_state.pop("corpus_message", None):
     st.success(message)
 builds.builds()
-statistics(common.index(directory))
+statistics(engines.index(directory))
 
 st.header("Add papers")
 from_file, from_source = st.tabs(["Import a file", "Build from a source"])

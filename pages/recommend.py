@@ -7,7 +7,8 @@ from collections import Counter
 import numpy as np
 import streamlit as st
 
-from pages.ui import access, common
+from pages.ui import access, active_index, cards, engines
+from pages.ui.export_panel import export_panel
 from recommender.pipeline import confidence
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.pipeline.language import corpus_languages
@@ -66,14 +67,14 @@ def drop_stale_filters(years: list[int], venues: list[str]) -> None:
 @st.cache_data(show_spinner=False, max_entries=8)
 def filter_choices(directory: str, version: str) -> tuple[list[int], list[str]]:
     """The corpus's years and its most frequent venues, for the filter widgets."""
-    index = common.index(directory)
+    index = engines.index(directory)
     venues = [v for v, _ in Counter(v for v in index.venues if v).most_common(MAX_VENUES)]
     return [int(y) for y in np.unique(index.years[index.years > 0])], venues
 
 
 def query_form(directory: str) -> bool:
     """The form; True when it was submitted."""
-    years, venues = filter_choices(directory, common.version_of(directory))
+    years, venues = filter_choices(directory, engines.version_of(directory))
     drop_stale_filters(years, venues)
     with st.form("query_form", border=False):
         st.text_input("Title", key="q_title", persist_state="session",
@@ -103,7 +104,7 @@ def query_form(directory: str) -> bool:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def english_share(directory: str, version: str) -> float:
-    return corpus_languages(common.index(directory).titles).get("en", 0.0)
+    return corpus_languages(engines.index(directory).titles).get("en", 0.0)
 
 
 def language_note(route, directory: str) -> str:
@@ -112,7 +113,7 @@ def language_note(route, directory: str) -> str:
         return ""
     how = ("through the multilingual index" if route.field == "multilingual"
            else "by the English pipeline only: this corpus has no multilingual index")
-    share = english_share(directory, common.version_of(directory))
+    share = english_share(directory, engines.version_of(directory))
     words = route.gloss.split()
     gloss = (f" Key words read in English as: “{' '.join(words[:GLOSS_WORDS_SHOWN])}"
              f"{' …' if len(words) > GLOSS_WORDS_SHOWN else ''}”." if words else "")
@@ -123,7 +124,7 @@ def language_note(route, directory: str) -> str:
 def run_query(directory: str) -> None:
     """Prepare the query from the form, run it, and keep the results in the session."""
     low, high = st.session_state.get("q_years") or (None, None)
-    years, _ = filter_choices(directory, common.version_of(directory))
+    years, _ = filter_choices(directory, engines.version_of(directory))
     prepared = prepare(st.session_state.get("q_title", ""), st.session_state.get("q_text", ""),
                        st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", 10),
                        diversity=st.session_state.get("q_diversity", DEFAULT_DIVERSITY),
@@ -136,8 +137,8 @@ def run_query(directory: str) -> None:
         st.session_state.pop("results", None)
         return
     started = time.perf_counter()
-    recs, papers, language, matches = answer(directory, common.version_of(directory), prepared.query,
-                                             common.recommender(directory))
+    recs, papers, language, matches = answer(directory, engines.version_of(directory), prepared.query,
+                                             engines.recommender(directory))
     st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
                                    "language": language, "recs": recs, "papers": papers, "matches": matches,
                                    "seconds": time.perf_counter() - started}
@@ -189,17 +190,17 @@ def show_results(results: dict) -> None:
     st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
     st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
     for rec, paper, match in zip(recs, papers, matches.matches):
-        common.result_card(rec, paper, match, select_key=f"sel:{rec.paper_id}")
+        cards.result_card(rec, paper, match, select_key=f"sel:{rec.paper_id}")
     with st.sidebar:
         selected = [p for p in papers if st.session_state.get(f"sel:{p.id}")]
-        common.export_panel(papers, selected, key="rec_export")
+        export_panel(papers, selected, key="rec_export")
 
 
 access.require()
-directory = common.active_index_dir()
+directory = active_index.active_index_dir()
 deep_linked = apply_deep_link()
 st.title("Find citations for your draft")
-st.caption(f"Corpus: {common.corpus_name(directory)} · {len(common.index(directory)):,} papers")
+st.caption(f"Corpus: {active_index.corpus_name(directory)} · {len(engines.index(directory)):,} papers")
 form_col, results_col = st.columns([2, 3], gap="large")
 with form_col:
     submitted = query_form(directory)
@@ -211,4 +212,4 @@ with results_col:
         show_results(results)
     else:
         st.info("Paste a title and abstract, or a passage with [CIT], then press **Recommend**.", icon="✍️")
-        common.recommender(directory)  # load the model while the user types, so the first query is fast
+        engines.recommender(directory)  # load the model while the user types, so the first query is fast

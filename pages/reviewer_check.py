@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import access, common, draft_review
+from pages.ui import access, active_index, cards, draft_review, engines
 from recommender.references.text import decode_reference_bytes
 from recommender.review.abstract import parse_references
 from recommender.pipeline.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
@@ -33,8 +33,8 @@ def run_check(directory: str, upload) -> None:
         st.error(str(exc), icon="🚫")
         return
     with st.spinner("Checking the references…"):
-        report = common.reviewer(directory).review(title, abstract, references, k=st.session_state["rv_k"])
-    index = common.index(directory)
+        report = engines.reviewer(directory).review(title, abstract, references, k=st.session_state["rv_k"])
+    index = engines.index(directory)
     papers = index.papers([index.position[m.recommendation.paper_id] for m in report.missing])
     st.session_state["review"] = {"directory": directory, "report": report, "papers": papers, "notices": notices}
 
@@ -42,7 +42,7 @@ def run_check(directory: str, upload) -> None:
 def show_report(review: dict) -> None:
     for notice in review["notices"]:
         st.warning(notice, icon="✂️")
-    report, index = review["report"], common.index(review["directory"])
+    report, index = review["report"], engines.index(review["directory"])
     for warning in report.warnings:
         st.warning(warning, icon="⚠️")
     found, total = sum(1 for ids in report.matches if ids), len(report.references)
@@ -63,13 +63,13 @@ def show_report(review: dict) -> None:
     if not report.missing:
         st.success("Every relevant paper the corpus holds is already cited.")
     for missing, paper in zip(report.missing, review["papers"]):
-        common.result_card(missing.recommendation, paper, related=(missing.sentence_number, missing.sentence))
+        cards.result_card(missing.recommendation, paper, related=(missing.sentence_number, missing.sentence))
 
 
 access.require()
-directory = common.active_index_dir()
+directory = active_index.active_index_dir()
 st.title("Reviewer check")
-st.caption(f"Find papers of the corpus ({common.corpus_name(directory)}) that a submission does not cite.")
+st.caption(f"Find papers of the corpus ({active_index.corpus_name(directory)}) that a submission does not cite.")
 short, whole = st.tabs(["Title, abstract and references", "Whole draft"])
 with short:
     with st.form("review_form", border=False):

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
-from pages.ui import corpora
 from recommender.store import versions
 from recommender.store.index import Index
 from recommender.paper import Paper
+from workspace import corpora
 
 NEW = [Paper(id="new1", title="Citation recommendation for legal documents", abstract="Court decisions cite "
              "precedents; we recommend them.", authors=["Ruth Law"], year=2016, venue="ICAIL"),

@@ -4,9 +4,9 @@ import json
 import unicodedata
 from collections import Counter, defaultdict
 
-from pages.ui.demo import DEMO_CORPUS
 from recommender.corpus.loaders import load_corpus
 from recommender.corpus.identifiers import normalize_title
+from workspace.demo import DEMO_CORPUS
 
 # Initials-only names from the fact file that match a full name in the corpus but belong to someone else
 # (chen2019citation's Y. Liu and Y. Zhang, bai2019scientific's M. Wang and Z. Yang).

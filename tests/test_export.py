@@ -13,12 +13,12 @@ import pytest
 import rispy
 from bibtexparser import middlewares as mw
 
-from pages.ui.demo import demo_papers
 from recommender.corpus.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
                                 to_csv, to_ris)
 from recommender.corpus.loaders import load_corpus
 from recommender.paper import Paper
 from recommender.corpus.publication_kind import arxiv_id, publication_kind
+from workspace.demo import demo_papers
 
 PAPERS = [
     Paper("10.1/a", title="The Best Über & 100% Méthode_x for {braces} #1 ~ tilde",

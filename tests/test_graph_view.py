@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from plotly.colors import sample_colorscale
 
-from pages.ui.contrast import contrast, luminance, text_colour
-from pages.ui.graph_layout import LABEL_GAP, SPACING, Item, label_width, place, year_ticks
-from pages.ui.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, SELECTED_RING, UNKNOWN_COLOUR, YEAR_SCALE,
-                                 author_clusters, citation_graph, common_works, figure, hover_text, label_font,
-                                 label_nodes, node_colours, node_size, placement, short_label, short_name, surname)
 from recommender.query import Query
+from workspace.contrast import contrast, luminance, text_colour
+from workspace.graph_layout import LABEL_GAP, SPACING, Item, label_width, place, year_ticks
+from workspace.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, SELECTED_RING, UNKNOWN_COLOUR, YEAR_SCALE,
+                                  author_clusters, citation_graph, common_works, figure, hover_text, label_font,
+                                  label_nodes, node_colours, node_size, placement, short_label, short_name, surname)
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from pages.ui.demo import DEMO_CORPUS
 from recommender.paper import Paper
 from recommender.corpus.publication_kind import KINDS, arxiv_id, publication_kind, venue_kind
+from workspace.demo import DEMO_CORPUS
 
 VENUES = {
     # conferences: words, acronyms (with years, tracks, hyphens), known names

@@ -1,2 +1,4 @@
-"""What the pages share: the active index and cached engine objects, access control, corpora, the demo index,
-the citation-graph figure. App code only; the engine (`recommender/`) never imports it."""
+"""What the pages share, all of it Streamlit: the active index, the cached engine objects, access control and the
+login throttle, the session's shelves, result cards, the export panel, markdown escaping, progress bars, and the
+parts of the Corpus and Reviewer check pages that are large enough for a module. What is not UI lives in
+`workspace/`."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.ui import common, corpora, shelves
+from pages.ui import active_index, markdown, shelves
 from recommender.store import versions
 from recommender.background import Job, JobBusy
 from recommender.store.versions import IndexDirectoryError
@@ -25,6 +25,7 @@ from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
 from recommender.corpus.sources.semantic_scholar import seed_id
+from workspace import cleanup, corpora
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
 SOURCES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
@@ -59,7 +60,7 @@ def remember_in_address(shelf: Path) -> None:
     shelf as in use (a page opened by its address may run without app.py, which does so on other runs)."""
     if shelves.shared() or not corpora.touch_shelf(shelf):
         return
-    shelves.sweeper().seen(shelf.name)
+    shelves.seen(shelf.name)
     if st.query_params.get(shelves.BUILDS_PARAM) != shelf.name:
         st.query_params[shelves.BUILDS_PARAM] = shelf.name
 
@@ -86,7 +87,7 @@ def jobs_panel(shelf: Path) -> None:
 def show_jobs(shelf: Path) -> None:
     """Each build with its state and progress; redrawn every POLL_S seconds while one runs."""
     if error := st.session_state.pop("build_error", None):
-        st.error(common.plain(error))
+        st.error(markdown.plain(error))
     seen = st.session_state.setdefault("build_states", {})
     changed = False
     for slug, job in corpora.build_jobs(shelf).items():
@@ -102,13 +103,13 @@ def show_jobs(shelf: Path) -> None:
 
 def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
     state = status.get("state", "created")
-    name = common.plain(job.name)
+    name = markdown.plain(job.name)
     step, steps, label = status.get("step"), status.get("steps"), status.get("label") or ""
     where = f"step {step} of {steps}: {label.lower()}" if step and steps else ""
     st.markdown(f"**{name}** · {STATE_TEXT.get(state, state)}" + (f" · {where}" if where and state != "done" else ""))
     progress = status.get("progress") or {}
     if state == "running":
-        text = common.plain(progress.get("text") or "starting…")
+        text = markdown.plain(progress.get("text") or "starting…")
         fraction = progress.get("fraction")
         st.progress(fraction if isinstance(fraction, (int, float)) else 0.0, text=text)
         st.button("Stop", key=f"build_stop_{slug}", icon=":material/stop:", on_click=job.stop)
@@ -116,7 +117,7 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
         st.success(f"Built corpus {slug}{size_of(shelf / slug)}; it is in the list of corpora above.")
         left, right, _ = st.columns([1, 1, 3])
         if left.button("Use it now", key=f"build_use_{slug}", icon=":material/check:", type="primary"):
-            common.set_active_index(str(shelf / slug))
+            active_index.set_active_index(str(shelf / slug))
             job.remove()
             st.rerun()
         if right.button("Dismiss", key=f"build_dismiss_{slug}"):
@@ -125,7 +126,7 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
     else:
         message = status.get("message") or ""
         if state == "failed":
-            st.error(f"The build failed: {common.plain(message)}")
+            st.error(f"The build failed: {markdown.plain(message)}")
         elif state in ("interrupted", "stopped"):
             why = "was stopped" if state == "stopped" else "ended before it was done (the server restarted?)"
             st.warning(f"The build {why}; what it downloaded is kept. Resume it to continue.")
@@ -186,7 +187,7 @@ def build_form(shelf: Path) -> None:
     st.caption("The build runs on the server in the background: you may leave this page or close the browser. "
                + ("Builds are shared with everyone who uses this server." if shelves.shared() else
                   "Come back to this page's address (it names your builds) to follow it; its corpus is kept for "
-                  f"{shelves.idle_limit_s() / 3600:g} hours after your last visit."))
+                  f"{cleanup.idle_limit_s() / 3600:g} hours after your last visit."))
     if not submitted:
         return
     try:
@@ -196,7 +197,7 @@ def build_form(shelf: Path) -> None:
             raise ValueError(f"A corpus named “{corpora.slugify(name)}” already exists; choose another name.")
         corpora.start_build(name, source_args, shelf, multilingual=multilingual, keep_fresh=not shelves.shared())
     except (SourceError, ValueError, JobBusy, OSError) as exc:
-        st.error(f"The build was not started: {common.plain(str(exc))}")
+        st.error(f"The build was not started: {markdown.plain(str(exc))}")
         return
     st.session_state["build_message"] = (f"Started building {corpora.slugify(name)} in the background; its progress "
                                          "is shown above.")

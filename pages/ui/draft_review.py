@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import common
+from pages.ui import cards, engines, markdown, progress
+from pages.ui.export_panel import export_panel
 from recommender.documents.fill import cite_after_sentences, fill_placeholders
 from recommender.documents.read import read_document
 from recommender.corpus.export import citation_keys
@@ -50,8 +51,8 @@ def run_review(directory: str, upload, bib) -> None:
         st.session_state.pop("draft_review", None)
         st.error(str(exc), icon="🚫")
         return
-    with common.progress("Reviewing the draft…"):
-        report = common.document_reviewer(directory).review(document)
+    with progress.bar("Reviewing the draft…"):
+        report = engines.document_reviewer(directory).review(document)
     for key in [k for k in st.session_state if str(k).startswith("dr_accept_")]:
         del st.session_state[key]  # a new review starts with nothing accepted
     st.session_state["draft_review"] = {"directory": directory, "report": report}
@@ -70,7 +71,7 @@ def show(report: DocumentReview, directory: str) -> None:
     c.metric("Uncited claims", len(report.uncited))
     d.metric("Likely missing", len(report.missing))
     if document.title:
-        st.markdown(f"**{common.plain(document.title)}**")
+        st.markdown(f"**{markdown.plain(document.title)}**")
     places, missing, references, export = st.tabs(["Document", "Likely missing", "References", "Export"])
     with places:
         show_document(report, directory)
@@ -121,10 +122,10 @@ def annotated(text: str, places: list[Place], claims: list) -> str:
     for start, end, colour in sorted(marks):
         if start < cursor:
             continue
-        pieces.append(common.plain(text[cursor:start]))
-        pieces.append(f" :{colour}-background[{common.plain(text[start:end])}] ")
+        pieces.append(markdown.plain(text[cursor:start]))
+        pieces.append(f" :{colour}-background[{markdown.plain(text[start:end])}] ")
         cursor = end
-    pieces.append(common.plain(text[cursor:]))
+    pieces.append(markdown.plain(text[cursor:]))
     return "".join(pieces)
 
 
@@ -150,10 +151,10 @@ def quoted(sentence: str, focus: str | None = None, limit: int = QUOTE_CHARS) ->
 
 def suggestion_cards(suggestions: list[Suggestion], directory: str, key: str, hint: str) -> None:
     """A checkbox per suggestion (title and byline), keyed `{key}_{paper id}`: ticked, the paper is accepted."""
-    index = common.index(directory)
+    index = engines.index(directory)
     papers = index.papers([index.position[suggestion.paper_id] for suggestion in suggestions])
     for suggestion, paper in zip(suggestions, papers):
-        st.checkbox(f"{suggestion.title} — {common.byline(paper)}", key=f"{key}_{suggestion.paper_id}", help=hint)
+        st.checkbox(f"{suggestion.title} — {cards.byline(paper)}", key=f"{key}_{suggestion.paper_id}", help=hint)
 
 
 def count(suggestions: list[Suggestion]) -> str:
@@ -164,7 +165,7 @@ def place_suggestions(number: int, place: Place, directory: str) -> None:
     if not place.suggestions:
         return
     if place.marker.placeholder:
-        label = f"Fill: {common.plain(quoted(place.context, CITATION_MARK))}"
+        label = f"Fill: {markdown.plain(quoted(place.context, CITATION_MARK))}"
         hint = "Accept: export it, and (LaTeX) write it into this placeholder"
     else:
         label = f"Also consider at {place.marker.text}"
@@ -177,7 +178,7 @@ def claim_suggestions(number: int, claim: UncitedClaim, directory: str) -> None:
     """The suggestions for an uncited claim, accept-able like a place's (keys `dr_accept_c{number}_{paper id}`)."""
     if not claim.suggestions:
         return
-    with st.expander(f"Uncited claim: {common.plain(quoted(claim.sentence))}: {count(claim.suggestions)}"):
+    with st.expander(f"Uncited claim: {markdown.plain(quoted(claim.sentence))}: {count(claim.suggestions)}"):
         if not claim.asked:
             st.caption("The papers nearest in meaning to this sentence (only the likeliest claims are asked in full).")
         suggestion_cards(claim.suggestions, directory, f"dr_accept_c{number}",
@@ -188,12 +189,12 @@ def show_missing(report: DocumentReview, directory: str) -> None:
     if not report.missing:
         st.success("Every relevant paper the corpus holds is already cited.")
         return
-    index = common.index(directory)
+    index = engines.index(directory)
     for rank, paper in enumerate(report.missing, start=1):
         record = index.papers([index.position[paper.paper_id]])[0]
         with st.container(border=True):
             st.checkbox(f"{rank}. {paper.title}", key=f"dr_accept_m_{paper.paper_id}", help="Accept for export")
-            st.caption(common.plain(common.byline(record)))
+            st.caption(markdown.plain(cards.byline(record)))
             st.markdown(f":small[{evidence_line(paper)}]")
 
 
@@ -205,7 +206,7 @@ def evidence_line(paper: MissingPaper) -> str:
     near = f"page {where['page']}" if "page" in where else (f"line {where['line']}" if where else "")
     if evidence.sentence:
         agree = f"{evidence.places} places agree" if evidence.places > 1 else "1 place suggests it"
-        parts = [f"Suggested for {common.plain(quoted(evidence.sentence, CITATION_MARK))}",
+        parts = [f"Suggested for {markdown.plain(quoted(evidence.sentence, CITATION_MARK))}",
                  f"closeness {evidence.closeness:.2f}", agree]
     else:
         parts = ["Close to the topic of the whole document"]
@@ -213,10 +214,10 @@ def evidence_line(paper: MissingPaper) -> str:
 
 
 def show_references(report: DocumentReview, directory: str) -> None:
-    index = common.index(directory)
+    index = engines.index(directory)
     for item, pid in zip(report.document.references, report.matches):
         found = f"✓ {index.titles[index.position[pid]]}" if pid else "not in the corpus"
-        st.markdown(f":small[{common.plain(item.raw[:300])} — **{common.plain(found)}**]")
+        st.markdown(f":small[{markdown.plain(item.raw[:300])} — **{markdown.plain(found)}**]")
     if not report.document.references:
         st.caption("No reference list was found in the draft.")
 
@@ -244,10 +245,10 @@ def show_export(report: DocumentReview, directory: str) -> None:
     if not ids:
         st.caption("Tick the papers you accept (Document and Likely missing tabs) to export them.")
         return
-    index = common.index(directory)
+    index = engines.index(directory)
     papers: list[Paper] = index.papers([index.position[pid] for pid in ids])
     st.write(f"Accepted: {len(papers)} paper{'' if len(papers) == 1 else 's'}")
-    common.export_panel(papers, None, key="dr_export", formats=EXPORTS)
+    export_panel(papers, None, key="dr_export", formats=EXPORTS)
     if report.document.kind == "latex" and report.document.source_text:
         keys = dict(zip(ids, citation_keys(papers)))
         try:
@@ -270,6 +271,6 @@ def filled_latex(report: DocumentReview, per_placeholder: list[list[str]], per_c
     if lost:
         st.warning(f"{len(lost)} accepted claim{' was' if len(lost) == 1 else 's were'} not found in the .tex "
                    "source and left without its citation (cite by hand): "
-                   + "; ".join(common.plain(quoted(sentence)) for sentence in lost[:5])
+                   + "; ".join(markdown.plain(quoted(sentence)) for sentence in lost[:5])
                    + (" …" if len(lost) > 5 else ""), icon="⚠️")
     return fill_placeholders(source, per_placeholder)

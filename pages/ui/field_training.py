@@ -9,10 +9,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.ui import common, corpora
+from pages.ui import engines, progress
 from pages.ui.draft_review import UPLOAD_TYPES
 from recommender.training.document_contexts import DocumentContexts, contexts_from_files, write_contexts
 from recommender.training.local import read_contexts, train_local
+from workspace import corpora, engine_caches
 
 MIN_PAPERS = 2  # the model is tested on papers it did not learn from
 MAX_PAPERS = 500  # files read in one go (each within the limits of recommender/documents/limits.py)
@@ -30,20 +31,20 @@ def read_papers(directory: str, uploads) -> list[DocumentContexts]:
             copy += 1
             name = f"{Path(upload.name).stem} ({copy}){Path(upload.name).suffix}"
         files.append((name, upload.getvalue()))
-    digest = hashlib.sha256(f"{directory}\0{common.version_of(directory)}".encode())
+    digest = hashlib.sha256(f"{directory}\0{engines.version_of(directory)}".encode())
     for name, data in files:
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     kept = st.session_state.get("learn_read")
     if kept and kept[0] == digest.hexdigest():
         return kept[1]
-    with tempfile.TemporaryDirectory() as folder, common.progress("Reading the papers") as report:
+    with tempfile.TemporaryDirectory() as folder, progress.bar("Reading the papers") as report:
         for name, data in files:
             (Path(folder) / name).write_bytes(data)
         paths = [Path(folder) / name for name, _ in files if Path(name).suffix.lower() != ".bib"]
         if not paths:
             raise ValueError("Only BibTeX files were uploaded: add the papers themselves (a .bib is read with the "
                              ".tex that names it).")
-        found = contexts_from_files(paths, common.index(directory), progress=False,
+        found = contexts_from_files(paths, engines.index(directory), progress=False,
                                     on_progress=lambda done, total: report("papers", done, total))
     st.session_state["learn_read"] = (digest.hexdigest(), found)
     return found
@@ -73,17 +74,17 @@ def train(directory: str, found: list[DocumentContexts]) -> None:
     """Train on the contexts found; the corpus is unchanged unless the model is stored."""
     rows = [row for d in found for row in d.rows]
     try:
-        with common.progress("Learning from the papers") as report, tempfile.TemporaryDirectory() as folder:
+        with progress.bar("Learning from the papers") as report, tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "contexts.jsonl"
             write_contexts(rows, path)
-            contexts = read_contexts(path, common.index(directory))
-            reranker = train_local(common.recommender(directory), contexts, progress=False,
+            contexts = read_contexts(path, engines.index(directory))
+            reranker = train_local(engines.recommender(directory), contexts, progress=False,
                                    source=f"{sum(bool(d.rows) for d in found)} papers uploaded in the app",
                                    on_progress=lambda done, total: report("citation contexts", done, total))
     except Exception as exc:  # the model is written last and atomically: a failure leaves the corpus as it was
         st.error(f"Learning failed and the corpus is unchanged: {exc}")
         return
-    common.release(directory)  # the engine reloads with the new model
+    engine_caches.release(directory)  # the engine reloads with the new model
     st.session_state["learn_message"] = outcome(reranker.info)
     st.rerun()
 

@@ -21,12 +21,12 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from pages.ui.demo import PROJECT_ROOT
 from recommender.store import versions
 from recommender.background import Job, JobBusy, Step
 from recommender.embedding.encoders import parse_encoder_name
 from recommender.store.index import Index, Progress, add_to_index, build_index
 from recommender.paper import Paper
+from workspace import PROJECT_ROOT
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
 JOBS_FOLDER = ".jobs"

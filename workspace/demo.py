@@ -1,13 +1,14 @@
 """The built-in demo corpus: indexed on first use, reused afterwards.
 
 Its embeddings ship in assets/demo_embeddings.npz and seed the index's embedding cache, so the
-first start only loads the models and builds the small indexes. `python -m pages.ui.demo`
+first start only loads the models and builds the small indexes. `python -m workspace.demo`
 rebuilds the demo index and rewrites that file after the corpus changes.
 """
 from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,8 @@ from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, get_encoder
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
 from recommender.store.index import Progress, build_index
 from recommender.paper import Paper
+from workspace import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
 DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
 ENCODERS = ("sbert", "multilingual")
@@ -66,6 +67,24 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,
                 source={"file": DEMO_CORPUS.name, "sha256": checksum}, runtime="torch")  # the shipped vectors' encoder
     return root
+
+
+class DemoIndex:
+    """The demo index of a server process: checked (and built if needed) once, by the first session.
+
+    The build runs outside any cached function, so the progress bar it draws belongs to the session that
+    triggered it; sessions arriving meanwhile wait on the lock and then reuse the directory.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.directory: str | None = None
+
+    def ensure(self, on_progress: Progress | None) -> str:
+        with self.lock:
+            if self.directory is None:
+                self.directory = str(ensure_demo_index(on_progress))
+            return self.directory
 
 
 def write_demo_embeddings() -> None:

@@ -12,12 +12,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from pages.ui.contrast import text_colour
-from pages.ui.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
-                                   year_ticks)
 from recommender.corpus.authors import author_key
 from recommender.store.index import Index
 from recommender.query import Recommendation
+from workspace.contrast import text_colour
+from workspace.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
+                                    year_ticks)
 
 MAX_CONTEXT = 40  # context papers drawn unless the page asks for another number
 MAX_CONTEXT_LIMIT = 150  # the most it may ask for: with 50 recommendations, 200 papers
