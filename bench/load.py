@@ -27,17 +27,16 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
+
+from workspace.app_server import app_server, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -47,12 +46,6 @@ ABSTRACT = ("We suggest papers a manuscript should cite, from the text of its ti
 WARM_UP_TITLE = "Dense passage retrieval for open-domain question answering"
 ANSWER = re.compile(r"^\d+ (recommendations|nearest papers)")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -66,33 +59,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for process {pid}")
-
-
-@contextmanager
-def server(env: dict[str, str], log: Path, root: Path = ROOT, start_timeout_s: float = 120):
-    """`streamlit run app.py` in checkout `root` on a free port; yields (base URL, pid) once healthy."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-               "--browser.gatherUsageStats", "false"]
-    with open(log, "w") as out:
-        process = subprocess.Popen(command, cwd=root, env={**os.environ, **env}, stdout=out,
-                                   stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + start_timeout_s
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}") from None
-                time.sleep(0.3)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 async def open_session(context, url: str, timeout_s: float) -> dict:
@@ -260,9 +226,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     parser.add_argument("--profile", type=Path, help="sample the server with py-spy during the last burst")
     args = parser.parse_args()
-    env = {"CITREC_INDEX": str(args.index.resolve())} if args.index else {}
+    env = {**os.environ, **({"CITREC_INDEX": str(args.index.resolve())} if args.index else {})}
     results = []
-    with server(env, args.log, args.root) as (base, pid), ExitStack() as stack:
+    server = app_server(args.log, env, args.root, start_timeout_s=120, stop_timeout_s=30)
+    with server as (base, pid), ExitStack() as stack:
         pids = [pid]
         if args.static_proxy:
             base, proxy_pids = stack.enter_context(static_proxy(base))
