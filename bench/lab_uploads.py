@@ -24,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from workspace import corpora  # noqa: E402
-from workspace import engine_caches as common  # noqa: E402
+from workspace import engine_caches  # noqa: E402
 from workspace.demo import DEMO_CORPUS  # noqa: E402
 
 
@@ -84,7 +84,7 @@ def main() -> None:
         one_session(cycle, args.papers)
         on_disk = disk_mib(root)
         removed = corpora.sweep_private_shelves(lambda owner: False, grace_s=-1, idle_limit_s=float("inf"),
-                                                on_remove=common.release)
+                                                on_remove=engine_caches.release)
         rows.append({"cycle": cycle + 1, "seconds": round(time.perf_counter() - started, 1),
                      "disk_mib_while_open": round(on_disk, 1), "shelves_removed": removed,
                      "disk_mib_after_sweep": round(disk_mib(root), 1), "rss_mib": round(rss_mib(), 1)})
