@@ -36,6 +36,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from bench import machine
 from workspace.app_server import app_server, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,7 +208,7 @@ async def burst(base: str, pids: list[int], sessions: int, timeout_s: float, ret
             "burst_wall_s": round(wall, 2), "server_cpu_s": round(cpu[0], 2),
             "server_cpu_s_per_session": round(cpu[0] / sessions, 3),
             "proxy_cpu_s_per_session": round(sum(cpu[1:]) / sessions, 3) if len(pids) > 1 else None,
-            "server_rss_mib_after": round(rss_mib(pid), 1)}
+            "server_rss_mib_after": round(rss_mib(pid), 1), "machine": machine.line()}
 
 
 def main() -> None:
