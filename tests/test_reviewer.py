@@ -4,7 +4,8 @@ import random
 import pytest
 
 from recommender.references.parse import ReferenceItem
-from recommender.review.abstract import MAX_REFERENCE_CHARS, Reviewer, parse_references, parse_warnings, submission_sentences
+from recommender.review.abstract import (MAX_REFERENCE_CHARS, AbstractReviewer, parse_references, parse_warnings,
+                                         submission_sentences)
 
 TITLE = "Recommending citations for scientific drafts"
 ABSTRACT = ("We suggest references for a draft paper from its abstract. "
@@ -18,7 +19,7 @@ REFERENCES = """[1] A. Lovelace and A. Turing. 2010. Neural citation recommendat
 
 @pytest.fixture(scope="module")
 def reviewer(small_recommender):
-    return Reviewer(small_recommender)
+    return AbstractReviewer(small_recommender)
 
 
 def test_already_cited_papers_are_matched_and_not_suggested(reviewer):

@@ -11,7 +11,7 @@ from pages.ui.active_index import active_index_dir, demo_index
 from recommender.backends import BackendError
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
-from recommender.review.abstract import Reviewer
+from recommender.review.abstract import AbstractReviewer
 from recommender.review.document import DocumentReviewer
 from recommender.store.index import Index
 from workspace import engine_caches
@@ -46,8 +46,8 @@ def _recommender(directory: str, version: str) -> Recommender:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _reviewer(directory: str, version: str) -> Reviewer:
-    return Reviewer(_recommender(directory, version))
+def _reviewer(directory: str, version: str) -> AbstractReviewer:
+    return AbstractReviewer(_recommender(directory, version))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -90,7 +90,7 @@ def recommender(directory: str | None = None) -> Recommender:
     return _engine(_recommender, directory)
 
 
-def reviewer(directory: str | None = None) -> Reviewer:
+def reviewer(directory: str | None = None) -> AbstractReviewer:
     return _engine(_reviewer, directory)
 
 

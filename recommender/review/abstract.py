@@ -1,4 +1,5 @@
-"""Reviewer check: papers a submission probably should cite, each tied to the sentence it relates to."""
+"""Reviewer check from a title, abstract and reference list: papers a submission probably should cite, each tied
+to the sentence it relates to (a whole document: `review.document`)."""
 from __future__ import annotations
 
 import re
@@ -95,8 +96,9 @@ def submission_sentences(title: str, abstract: str) -> list[tuple[int, str]]:
     return [(0, " ".join(title.split()))] if title.strip() else []
 
 
-class Reviewer:
-    """Matches reference lists against one index and recommends what they lack."""
+class AbstractReviewer:
+    """Reviews a submission given as its title, abstract and reference list (the Reviewer check's quick mode): the
+    reference list matched against one index, and what it lacks, each tied to the sentence it relates to."""
 
     def __init__(self, recommender: Recommender):
         self.recommender = recommender
