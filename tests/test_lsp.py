@@ -152,7 +152,7 @@ def test_hover_shows_the_paper_card(client, project):
         types.TextDocumentIdentifier(uri), types.Position(line, character)), types.Hover)
     text = hover.contents.value
     assert "Learning to rank documents with gradient boosted trees" in text
-    assert "Tie-Yan Liu" in text and "2012" in text and "Closeness to this passage" in text
+    assert "Tie-Yan Liu" in text and "2012" in text and "Closeness to this sentence" in text
 
 
 def test_uncited_claim_diagnostic_and_its_code_action(client, project):

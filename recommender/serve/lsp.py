@@ -7,7 +7,7 @@ Markdown/Pandoc documents.
                  papers the document already cites are left out (a .bib key typed still completes)
     accept       a paper the .bib lacks: its key is inserted and the command ADD_COMMAND applies one workspace
                  edit that appends its BibTeX entry (the app's export) to the .bib the document names
-    hover        on a key: the paper card, and how close it is to the passage that cites it
+    hover        on a key: the paper card, and how close it is to the sentence that cites it
     diagnostics  sentences that read like uncited claims (Information; the review's claim scores), each with code
                  actions that cite one of the top papers there; .bib entries no index paper matches (Hint)
 
@@ -38,9 +38,9 @@ from recommender.documents.limits import MAX_CLAIMS
 from recommender.paper import Paper
 from recommender.pipeline.confidence import strength
 from recommender.pipeline.recommender import Recommender
-from recommender.query import Query, RecommendResult
+from recommender.query import CITATION_MARK, Query, RecommendResult
 from recommender.references.match import ReferenceIndex
-from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer
+from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 from recommender.serve.bibliography import Bibliography, bibliography_paths, bibtex_entry, read_bibliography
 from recommender.serve.citations import CitationSite, citation_at, find_citations
 from recommender.serve.context import citation_query, document_kind
@@ -72,9 +72,10 @@ class CitationServer(LanguageServer):
     def __init__(self, recommender: Recommender):
         super().__init__(NAME, VERSION)
         self.recommender = recommender
-        self.references = ReferenceIndex(recommender.index.all_papers())
         self.claims = ClaimScorer()
         self._engine = ThreadPoolExecutor(1, thread_name_prefix="citation-engine")
+        self.references: ReferenceIndex | None = None  # the engine thread's first job builds it
+        self._engine.submit(self._index_references)
         self._tickets = itertools.count()
         self._newest: dict[tuple[str, str], int] = {}  # (purpose, document) -> the newest request's ticket
         self._answers: OrderedDict[tuple, RecommendResult] = OrderedDict()
@@ -93,6 +94,11 @@ class CitationServer(LanguageServer):
         self.command(ADD_COMMAND)(_handler(self.add_to_bibliography))
 
     # ------------------------------------------------------------------ the engine thread
+
+    def _index_references(self) -> None:
+        """The look-up tables .bib entries are matched with (seconds for a large index: done while the editor
+        starts; every later job runs after it)."""
+        self.references = ReferenceIndex(self.recommender.index.all_papers())
 
     async def _run(self, function, *args):
         return await asyncio.wrap_future(self._engine.submit(function, *args))
@@ -190,7 +196,7 @@ class CitationServer(LanguageServer):
                 label_details=types.CompletionItemLabelDetails(description=_short(paper.title, 60)),
                 documentation=types.MarkupContent(types.MarkupKind.Markdown, card(paper) + "\n\n*Why:* "
                                                   + _md(recommendation.explanation)),
-                sort_text=f"{0 if held else 1}{rank:03d}", filter_text=key, preselect=rank == 0 or None,
+                sort_text=f"{0 if held else 1}{rank:03d}", filter_text=key,
                 text_edit=types.TextEdit(where, key), command=command,
                 data={"paper_id": paper.id, "key": key, "in_bibliography": bool(held)}))
         return items
@@ -272,17 +278,16 @@ class CitationServer(LanguageServer):
         elif entry.paper_id is None:
             shown = f"**{_md(key)}**: {_md(entry.title) or 'an entry'} (no paper in the index matches it)"
         else:
-            passage = citation_query(text, site.citation.start).context_text
-            shown = await self._run(self._card_with_closeness, entry.paper_id, passage)
+            shown = await self._run(self._card_with_closeness, entry.paper_id, citing_sentence(text, site))
         where = types.Range(document.client_position_at_offset(site.key_start),
                             document.client_position_at_offset(site.key_end))
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, shown), where)
 
-    def _card_with_closeness(self, paper_id: str, passage: str) -> str:
+    def _card_with_closeness(self, paper_id: str, sentence: str) -> str:
         shown = card(self._paper(paper_id))
-        if passage:
-            closeness = float(self.recommender.closeness(passage, [paper_id])[0])
-            shown += f"\n\nCloseness to this passage: {closeness:.2f} ({strength(closeness, 'english')})"
+        if sentence:
+            closeness = float(self.recommender.closeness(sentence, [paper_id])[0])
+            shown += f"\n\nCloseness to this sentence: {closeness:.2f} ({strength(closeness, 'english')})"
         return shown
 
     # ------------------------------------------------------------------ diagnostics
@@ -433,6 +438,13 @@ def byline(paper: Paper) -> str:
     first = paper.authors[0] if paper.authors else "Anonymous"
     parts = [first + (" et al." if len(paper.authors) > 1 else ""), str(paper.year or "n.d.")]
     return ", ".join(parts + ([_short(paper.venue, 50)] if paper.venue else []))
+
+
+def citing_sentence(text: str, site: CitationSite) -> str:
+    """The sentence that holds the citation at `site`, as the engine reads it (the citation left out)."""
+    context = citation_query(text, site.citation.start).context
+    here = next((sentence for _, _, sentence in split_sentences(context) if CITATION_MARK in sentence), context)
+    return Query(context=here).context_text
 
 
 def card(paper: Paper) -> str:
