@@ -1,4 +1,6 @@
-"""Shared fixtures: a small real index (real model, real files) built once per test session."""
+"""Shared fixtures, one per resource: the small corpus, its real index (real model, real files) and a recommender
+over it, each built once per test session; private copies for tests that write. Helpers that are not fixtures
+live in `tests/support`."""
 from __future__ import annotations
 
 import json
@@ -11,9 +13,7 @@ from recommender.store.index import build_index
 from recommender.paper import Paper
 from recommender.pipeline.recommender import Recommender
 
-from small_corpus import small_corpus
-
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from support.small_corpus import small_corpus
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +38,11 @@ def small_index(tmp_path_factory, corpus_records) -> Path:
 
 @pytest.fixture(scope="session")
 def small_recommender(small_index) -> Recommender:
-    """A recommender over `small_index`, loaded once per session."""
+    """A recommender over `small_index`, loaded once per session and shared by every test that only queries it.
+
+    A test that changes its recommender or index (trains, adds papers, sets an attribute) loads its own, from
+    `index_copy` when it writes files.
+    """
     return Recommender.load(small_index)
 
 
@@ -58,10 +62,3 @@ def app_env(small_index, tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("CITREC_CORPORA", str(corpora))
     return corpora
 
-
-def shared_data(name: str) -> Path:
-    """Path of a benchmark data set beside the checkout, or skip the test when it is absent."""
-    path = SHARED_DATA / name
-    if not path.is_dir():
-        pytest.skip(f"benchmark data {path} is not present on this machine")
-    return path

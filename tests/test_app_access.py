@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import APP, PASSWORD, TIMEOUT, locked_app, log_in
+from support.app_helpers import APP, PASSWORD, TIMEOUT, locked_app, log_in
 
 ROOT = Path(APP).parent
 

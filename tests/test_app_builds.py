@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from app_helpers import open_app
+from support.app_helpers import open_app
 from browser import HAS_CHROMIUM, chromium, serve, settle
 
-from fixture_server import FixtureServer
-from pages.ui import corpora
+from support.fixture_server import FixtureServer
 from recommender.background import Job, Step
+from workspace import corpora
 
 PAGE = "pages/corpus.py"
 START = "FormSubmitter:build_form-Start the build"

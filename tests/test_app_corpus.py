@@ -1,20 +1,14 @@
 """The Corpus page: statistics, validation of uploads, imports that never touch the active index on failure,
 and imports private to the session that made them unless the operator shares them."""
-import json
 from pathlib import Path
 
-from app_helpers import ask, open_app
+from support.app_helpers import ask, open_app
+from support.corpora import LAW_JSONL, LAW_PAPERS
 
-from pages.ui import corpora
 from recommender.store.index import Index
+from workspace import corpora
 
 PAGE = "pages/corpus.py"
-NEW = [{"id": "law1", "title": "Citation recommendation for court decisions", "abstract": "Judges cite precedents; "
-        "we recommend them from the text of a draft decision.", "authors": ["Ruth Law"], "year": 2016,
-        "venue": "ICAIL", "references": ["cite0"]},
-       {"id": "law2", "title": "Retrieving statutes for legal questions", "authors": ["Ruth Law", "Tom Judge"],
-        "year": 2017, "venue": "ICAIL", "references": ["law1"]}]
-JSONL = "\n".join(json.dumps(r) for r in NEW).encode()
 
 
 def metric(at, label: str) -> str:
@@ -27,7 +21,7 @@ def private_shelf(at) -> Path:
 
 def import_law(at, name: str = "Law only"):
     """Upload the two law papers and build them as a new corpus of their own (English only: fast)."""
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     at.radio(key="imp_action").set_value("Create a new corpus from this file")
     at.checkbox(key="imp_multilingual").uncheck()
     at.text_input(key="imp_name").input(name)
@@ -66,13 +60,13 @@ def test_a_file_of_the_wrong_kind_is_refused_by_its_own_name(app_env, small_inde
     at.run()
     [error] = [e.value for e in at.error]
     assert error.startswith("papers.json: not a text corpus file: a PDF document") and "/tmp" not in error
-    at.file_uploader(key="imp_file").set_value(("one.jsonl", JSONL.splitlines()[0], "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("one.jsonl", LAW_JSONL.splitlines()[0], "application/json")).run()
     assert any("kept 1, skipped 0; 0 errors, 1 warning." in m.value for m in at.markdown)  # its reference dangles
 
 
 def test_a_failed_build_reports_the_error_and_keeps_the_active_corpus(app_env, small_index):
     at = open_app(PAGE)
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     at.text_input(key="imp_name").input("!!!")
     at.button(key="imp_build").click().run()
     assert any("The import failed and the active corpus is unchanged" in e.value for e in at.error)
@@ -82,9 +76,9 @@ def test_a_failed_build_reports_the_error_and_keeps_the_active_corpus(app_env, s
 def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_env, small_index):
     before = (small_index / "CURRENT").read_text()
     at = open_app(PAGE)
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     assert "read 2 records, kept 2" in " ".join(m.value for m in at.markdown)
-    assert list(at.dataframe[-1].value["Title"]) == [r["title"] for r in NEW]
+    assert list(at.dataframe[-1].value["Title"]) == [r["title"] for r in LAW_PAPERS]
     at.radio(key="imp_action").set_value("New corpus: the active corpus plus this file")
     at.text_input(key="imp_name").input("Law and citations")
     at.button(key="imp_build").click().run()
@@ -103,7 +97,7 @@ def test_an_upload_extends_the_demo_into_a_new_corpus_and_makes_it_active(app_en
 
 def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
     at = open_app(PAGE)
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     at.radio(key="imp_action").set_value("Create a new corpus from this file")
     assert at.checkbox(key="imp_multilingual").value  # the active (test) corpus has the multilingual field
     at.checkbox(key="imp_multilingual").uncheck()
@@ -117,7 +111,7 @@ def test_a_new_corpus_is_multilingual_only_when_asked(app_env):
 
 def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
     at = open_app(PAGE)
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     at.button(key="imp_build").click().run()
     at.switch_page("pages/recommend.py").run()
     at.multiselect(key="q_venues").select("ICAIL")

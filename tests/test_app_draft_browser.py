@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_helpers import draft
+from support.app_helpers import draft
 from browser import HAS_CHROMIUM, chromium, serve, settle
 
 DRAFT = draft("The BM25 ranking function has been shown to weight term frequency and document length well for ad "

@@ -1,7 +1,7 @@
 """The Evaluation page compares the methods of an `evaluate --json` file."""
 import json
 
-from app_helpers import open_app
+from support.app_helpers import open_app
 
 PAGE = "pages/evaluation.py"
 METRICS = {

@@ -3,9 +3,9 @@ Markdown draft, a laid-out PDF, a picture named .pdf) are read into citation con
 is trained, tested on papers it did not see, and used by the engine."""
 from pathlib import Path
 
-from app_helpers import open_app
-from test_app_corpus import JSONL
-from test_document_contexts import SEARCH, VISION
+from support.app_helpers import open_app
+from support.corpora import LAW_JSONL
+from support.documents import SEARCH, VISION
 
 from bench.pdf_writer import write_pdf
 from recommender.pipeline.learned import load_reranker
@@ -21,7 +21,7 @@ def test_the_shared_default_corpus_is_not_trained(app_env):
 
 def test_papers_of_the_field_train_a_corpus_of_ones_own(app_env, tmp_path):
     at = open_app(PAGE)
-    at.file_uploader(key="imp_file").set_value(("law.jsonl", JSONL, "application/json")).run()
+    at.file_uploader(key="imp_file").set_value(("law.jsonl", LAW_JSONL, "application/json")).run()
     at.radio(key="imp_action").set_value("New corpus: the active corpus plus this file")
     at.checkbox(key="imp_multilingual").uncheck()
     at.text_input(key="imp_name").input("My field")

@@ -8,11 +8,11 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from app_helpers import open_app
+from support.app_helpers import open_app
 from browser import HAS_CHROMIUM, chromium, serve, settle
-from pages.ui.contrast import contrast, rgb
-from pages.ui.graph_view import SELECTED_RING
 from recommender.store.index import Index
+from workspace.contrast import contrast, rgb
+from workspace.graph_view import SELECTED_RING
 
 GRAPH = "pages/citation_graph.py"
 TITLE = "Citation recommendation"

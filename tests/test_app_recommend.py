@@ -5,7 +5,7 @@ import json
 import re
 
 import bibtexparser
-from app_helpers import ask, open_app
+from support.app_helpers import ask, open_app
 from streamlit.testing.v1 import AppTest
 
 from recommender.corpus.authors import author_key
@@ -144,7 +144,7 @@ def test_selected_results_export_as_parseable_bibtex_ris_csl_json_and_csv(app_en
 
 def card_app():
     """One result card for a paper whose fields carry Markdown and HTML (runs as a script: imports inside)."""
-    from pages.ui.common import result_card
+    from pages.ui.cards import result_card
     from recommender.paper import Paper
     from recommender.query import Recommendation
 

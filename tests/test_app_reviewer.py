@@ -3,7 +3,7 @@ whole LaTeX draft's uncited claims get suggestions that are accepted into the ex
 import random
 import re
 
-from app_helpers import draft, open_app
+from support.app_helpers import draft, open_app
 
 PAGE = "pages/reviewer_check.py"
 TITLE = "Recommending citations for scientific drafts"

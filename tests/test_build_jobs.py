@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pages.ui import corpora
-from pages.ui.shelves import Sweeper
 from recommender.background import Job, JobBusy, Step, parse_progress
 from recommender.store.index import Index
+from recommender.store.versions import build_lock
+from workspace import corpora
+from workspace.cleanup import Sweeper
 
-from fixture_server import Failure, FixtureServer, fixture
+from support.fixture_server import Failure, FixtureServer, fixture
 
 SNAPSHOT = Path(__file__).resolve().parent / "fixtures" / "arxiv" / "snapshot.jsonl"
 WAIT_S = 240  # a build loads the language model in a fresh process: slow on a busy machine
@@ -36,13 +37,16 @@ def ended(status: dict) -> bool:
     return status["state"] not in ("running", "starting", "created")
 
 
-def arxiv_job(tmp_path: Path) -> tuple[Job, Path, Path]:
+def arxiv_job(tmp_path: Path, lock_wait: bool = False) -> tuple[Job, Path, Path]:
+    """Two steps: the arXiv snapshot's cs papers, then their index. `lock_wait`: the index step waits for the
+    index's build lock (a test that holds the lock keeps the step running until it stops or kills the job)."""
     folder, target = tmp_path / "jobs" / "nlp", tmp_path / "nlp"
     papers = folder / "corpus.jsonl.gz"
+    wait = ["--wait", str(WAIT_S)] if lock_wait else []
     job = Job.create(folder, "NLP", [
         Step("Collecting the papers", ["corpus", "arxiv", str(SNAPSHOT), "--category", "cs", "--out", str(papers)],
              creates=str(papers)),
-        Step("Building the index", ["index", str(papers), "--out", str(target)])], temporary=[str(papers)])
+        Step("Building the index", ["index", str(papers), "--out", str(target), *wait])], temporary=[str(papers)])
     return job, papers, target
 
 
@@ -57,15 +61,17 @@ def test_progress_bars_are_read_from_the_commands_output():
 
 
 def test_a_killed_build_is_seen_as_interrupted_and_resumes_where_it_stopped(tmp_path):
-    job, papers, target = arxiv_job(tmp_path)
-    job.start()
-    indexing = wait_for(job, lambda s: s.get("step") == 2 and s["state"] == "running" or ended(s), "the index step")
-    assert indexing["state"] == "running" and indexing["label"] == "Building the index"
-    assert papers.is_file()  # the first step wrote its file whole
-    with pytest.raises(JobBusy, match="running already"):
-        job.start()  # one run at a time
-    os.killpg(job.pid(), signal.SIGKILL)  # the machine's OOM killer, a reboot: no chance to clean up
-    status = wait_for(job, lambda s: s["state"] != "running", "its end")
+    job, papers, target = arxiv_job(tmp_path, lock_wait=True)
+    with build_lock(target):  # the index step waits for it: it is still running when killed, however fast
+        job.start()
+        indexing = wait_for(job, lambda s: s.get("step") == 2 and s["state"] == "running" or ended(s),
+                            "the index step")
+        assert indexing["state"] == "running" and indexing["label"] == "Building the index"
+        assert papers.is_file()  # the first step wrote its file whole
+        with pytest.raises(JobBusy, match="running already"):
+            job.start()  # one run at a time
+        os.killpg(job.pid(), signal.SIGKILL)  # the machine's OOM killer, a reboot: no chance to clean up
+        status = wait_for(job, lambda s: s["state"] != "running", "its end")
     assert status["state"] == "interrupted" and not (target / "CURRENT").exists()
 
     job.start()  # resume
@@ -94,11 +100,12 @@ def test_a_build_stopped_as_it_starts_says_so(tmp_path):
 
 
 def test_a_stopped_build_says_so_and_publishes_nothing(tmp_path):
-    job, _, target = arxiv_job(tmp_path)
-    job.start()
-    wait_for(job, lambda s: s.get("step") == 2 and s["state"] == "running" or ended(s), "the index step")
-    assert job.stop()
-    status = wait_for(job, ended, "its end")
+    job, _, target = arxiv_job(tmp_path, lock_wait=True)
+    with build_lock(target):  # the index step waits for it: it is still running when stopped, however fast
+        job.start()
+        wait_for(job, lambda s: s.get("step") == 2 and s["state"] == "running" or ended(s), "the index step")
+        assert job.stop()
+        status = wait_for(job, ended, "its end")
     assert status["state"] == "stopped" and "Stopped" in status["message"]
     assert not (target / "CURRENT").exists()
     assert not job.stop()  # nothing runs any more

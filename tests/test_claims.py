@@ -1,7 +1,7 @@
 """Uncited claims: sentence splitting of real draft text, and claim scores of sentences written for these tests."""
 import pytest
 
-from conftest import shared_data
+from support.data import shared_data
 from recommender.review.claims import CLAIM_THRESHOLD, ClaimScorer, split_sentences
 
 CLAIMS = [

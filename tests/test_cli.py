@@ -2,18 +2,17 @@
 import gzip
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from recommender import Query, Recommender
 from recommender.store import versions
 from recommender.store.index import Index, build_index
 
-from test_index import synthetic_papers
+from support.corpora import synthetic_papers
+from support.processes import kill, paused_cli, wait_for_marker
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -97,31 +96,27 @@ def test_bad_input_to_index_publishes_nothing_and_keeps_the_live_version(tmp_pat
 
 
 def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_path):
-    """Two real processes: the second build stops at once; the first, killed mid-way, harms nothing; a rerun ends."""
+    """Two real processes: the second build stops at once; the first, killed mid-way (where it waits, once its first
+    chunk of embeddings is saved), harms nothing; a rerun ends."""
     root = tmp_path / "idx"
     build_index(synthetic_papers(10), root, progress_bar=False)
     live = versions.current_version(root)
     more = write_papers(tmp_path / "more.jsonl", synthetic_papers(700, start=10))
-    first = subprocess.Popen([sys.executable, "-m", "recommender", "index", more, "--add", "--out", root],
-                             cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = tmp_path / "first-chunk-saved"  # written by the first build, which then waits to be killed
+    first = subprocess.Popen([*paused_cli(marker), "index", more, "--add", "--out", root], cwd=PROJECT,
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 240
-        while first.poll() is None and not list((root / "versions").glob(".staging-*")) and time.time() < deadline:
-            time.sleep(0.05)  # the staging folder exists only while its build holds the lock
+        wait_for_marker(marker, first, "its first chunk of new embeddings")
+        assert list((root / "versions").glob(".staging-*"))  # the build is under way, and holds the lock
         second = run("index", write_papers(tmp_path / "other.jsonl", synthetic_papers(3, start=5000)), "--add",
                      "--out", root, check=False)
         assert first.poll() is None, "the first build ended before the second one started"
         assert second.returncode == 2 and "another build of this index is running" in second.stderr
-        cache = versions.embedding_cache_path(root)
-        while first.poll() is None and time.time() < deadline:
-            with sqlite3.connect(cache) as db:
-                if db.execute("SELECT COUNT(*) FROM emb").fetchone()[0] >= 10 + 256:
-                    break  # a chunk of the new papers is embedded: kill mid-build
-            time.sleep(0.1)
+        with sqlite3.connect(versions.embedding_cache_path(root)) as db:
+            assert db.execute("SELECT COUNT(*) FROM emb").fetchone()[0] >= 10 + 256  # a chunk of the new papers
         assert first.poll() is None, "the build finished before it could be killed"
     finally:
-        first.send_signal(signal.SIGKILL)
-        first.wait()
+        kill(first)  # mid-build
     assert versions.current_version(root) == live
     assert len(Index.load(root, verify=True)) == 10
     assert len(list(Recommender.load(root).recommend(Query(title="A study of retrieval", k=3)))) == 3

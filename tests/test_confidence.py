@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app_helpers import ask, open_app
+from support.app_helpers import ask, open_app
 from recommender.pipeline import confidence
 from recommender.query import Query
 from recommender.pipeline.recommender import Recommender

@@ -10,7 +10,7 @@ from recommender.cli import main
 from recommender.corpus.loaders import load_corpus
 from recommender.corpus.sources.arxiv_snapshot import ArxivFilter, build_from_snapshot, entry_year, read_snapshot
 
-from fixture_server import FIXTURES
+from support.fixture_server import FIXTURES
 
 SNAPSHOT = FIXTURES / "arxiv" / "snapshot.jsonl"
 

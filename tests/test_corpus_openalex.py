@@ -15,7 +15,7 @@ from recommender.corpus.sources.openalex import OpenAlexDownload, OpenAlexQuery
 from recommender.corpus.sources.partial import partial_path
 from recommender.corpus.sources.web import JsonClient
 
-from fixture_server import Failure, FixtureServer, fixture
+from support.fixture_server import Failure, FixtureServer, fixture
 
 SEED_PAGES = {"*": "works_seed_1.json", "c2": "works_seed_2.json", "c3": "works_seed_3.json"}
 CITE_PAGES = {"*": "works_cites_1.json", "k2": "works_cites_2.json"}

@@ -17,7 +17,7 @@ from recommender.corpus.sources.semantic_scholar import SemanticScholarDownload,
 from recommender.corpus.sources.semantic_scholar_datasets import DatasetFilter, build_from_datasets
 from recommender.corpus.sources.web import JsonClient
 
-from fixture_server import FIXTURES, Failure, FixtureServer, fixture
+from support.fixture_server import FIXTURES, Failure, FixtureServer, fixture
 
 GRAPH = fixture("semantic_scholar", "graph.json")
 SHA = {p["corpusId"]: p["paperId"] for p in GRAPH["papers"]}

@@ -24,62 +24,57 @@ GERMAN = [
 ]
 
 
-@pytest.fixture(scope="module")
-def recommender(small_index) -> Recommender:
-    return Recommender.load(small_index)
-
-
-def test_index_has_the_multilingual_field(recommender):
-    index = recommender.index
-    assert index.manifest["multilingual"] is True and recommender.encode(["x"], "multilingual").shape == (1, 512)
+def test_index_has_the_multilingual_field(small_recommender):
+    index = small_recommender.index
+    assert index.manifest["multilingual"] is True and small_recommender.encode(["x"], "multilingual").shape == (1, 512)
     assert index.multilingual.shape == (len(index), 512)
     assert index.multilingual_annoy.get_n_items() == len(index)
 
 
 @pytest.mark.parametrize("text, expected", CHINESE + GERMAN)
-def test_foreign_passage_finds_the_english_paper(recommender, text, expected):
-    results = recommender.recommend(Query(context=text, k=5))
+def test_foreign_passage_finds_the_english_paper(small_recommender, text, expected):
+    results = small_recommender.recommend(Query(context=text, k=5))
     assert expected in [r.paper_id for r in results[:3]], [r.title for r in results]
-    ranking = recommender.rank(Query(context=text, k=5))
+    ranking = small_recommender.rank(Query(context=text, k=5))
     assert ranking.route.multilingual and not ranking.route.language.is_english
 
 
-def test_chinese_query_end_to_end(recommender):
+def test_chinese_query_end_to_end(small_recommender):
     """The Chinese passage on residual networks returns the English paper first, with explanations."""
     query = Query(context=CHINESE[0][0], k=5)
-    route = recommender.route(query)
+    route = small_recommender.route(query)
     assert (route.language.code, route.field, route.warning) == ("zh", "multilingual", "")
-    results = recommender.recommend(query)
+    results = small_recommender.recommend(query)
     assert results[0].paper_id == "vision0"
     assert results[0].title == "Deep residual networks for image classification"
     assert all(r.explanation for r in results)
     assert {"lexical", "dense", "graph"} <= set(results[0].components)
 
 
-def test_latin_terms_still_match_lexically(recommender):
+def test_latin_terms_still_match_lexically(small_recommender):
     """BM25 sees "BM25" inside a Chinese passage once the scripts are separated."""
-    ranking = recommender.rank(Query(context="基于BM25的排序函数 [CIT]", k=3))
-    top = recommender.index.ids[ranking.positions[0]]
+    ranking = small_recommender.rank(Query(context="基于BM25的排序函数 [CIT]", k=3))
+    top = small_recommender.index.ids[ranking.positions[0]]
     assert top == "ir0" and ranking.components["lexical"][0] > 0
-    results = recommender.recommend(Query(context="基于BM25的排序函数 [CIT]", k=3))
+    results = small_recommender.recommend(Query(context="基于BM25的排序函数 [CIT]", k=3))
     assert "bm25" in results[0].explanation.lower()
 
 
-def test_off_keeps_the_english_pipeline(recommender):
+def test_off_keeps_the_english_pipeline(small_recommender):
     query = Query(context=CHINESE[0][0], k=5)
-    off = recommender.rank(query, DEFAULT.with_(multilingual="off"))
+    off = small_recommender.rank(query, DEFAULT.with_(multilingual="off"))
     assert off.route.field == "dense" and off.route.language.code == "zh"
-    english = recommender.rank(Query(context="Residual connections let very deep networks train [CIT].", k=5))
+    english = small_recommender.rank(Query(context="Residual connections let very deep networks train [CIT].", k=5))
     assert english.route.field == "dense"
-    assert recommender.index.ids[english.positions[0]] == "vision0"
+    assert small_recommender.index.ids[english.positions[0]] == "vision0"
 
 
-def test_filters_and_graph_apply_to_multilingual_queries(recommender):
+def test_filters_and_graph_apply_to_multilingual_queries(small_recommender):
     query = Query(context=CHINESE[0][0], k=5, exclude={"vision0"}, year_min=2011)
-    ranking = recommender.rank(query)
-    ids = [recommender.index.ids[p] for p in ranking.positions]
+    ranking = small_recommender.rank(query)
+    ids = [small_recommender.index.ids[p] for p in ranking.positions]
     assert "vision0" not in ids and ranking.route.multilingual
-    assert all(recommender.index.years[p] >= 2011 for p in ranking.positions)
+    assert all(small_recommender.index.years[p] >= 2011 for p in ranking.positions)
     assert "graph" in ranking.components
 
 

@@ -16,11 +16,6 @@ GERMAN_SEARCH = "Dokumente und Suchmaschinen [CIT]"
 CHINESE_ALIGNMENT = "利用动态规划计算蛋白质序列的局部比对 [CIT]。"
 
 
-@pytest.fixture(scope="module")
-def recommender(small_index) -> Recommender:
-    return Recommender.load(small_index)
-
-
 def test_vocabulary_ranks_words_by_the_texts_they_occur_in():
     texts = ["Graph graph GRAPH ranking of papers", "Ranking papers by graph walks", "Papers on ranking"]
     assert vocabulary(texts) == ["papers", "ranking", "graph", "walks"]  # "of", "on", "by": under three letters
@@ -77,15 +72,15 @@ def test_terms_and_acronyms_stay_and_function_words_go():
     assert glossary.cognates("Suche", "de") == [] and glossary.cognates("Zitationen", "fr") == []
 
 
-def test_a_german_passage_is_read_with_its_cognates(recommender):
+def test_a_german_passage_is_read_with_its_cognates(small_recommender):
     text = "Lokale Alignments werden mit einer Rekurrenz der dynamischen Programmierung berechnet [CIT]."
-    ranking = recommender.rank(Query(context=text, k=3))
+    ranking = small_recommender.rank(Query(context=text, k=3))
     assert {"recurrence", "dynamic"} <= set(ranking.route.gloss.split())
-    assert recommender.index.ids[ranking.positions[0]] == "bio2"
+    assert small_recommender.index.ids[ranking.positions[0]] == "bio2"
 
 
-def test_index_stores_the_glossary_with_the_multilingual_field(recommender, tmp_path, corpus_records):
-    glossary = recommender.index.glossary
+def test_index_stores_the_glossary_with_the_multilingual_field(small_recommender, tmp_path, corpus_records):
+    glossary = small_recommender.index.glossary
     assert {"documents", "protein", "convolutional"} <= set(glossary.words)
     assert glossary.vectors.shape == (len(glossary.words), 512)
     root = tmp_path / "english-only"
@@ -113,35 +108,35 @@ def test_glossary_build_reports_progress_and_resumes(tmp_path, corpus_records):
     (GERMAN_SEARCH, "de", {"documents", "search"}, "ir1"),
     (CHINESE_ALIGNMENT, "zh", {"protein", "dynamic", "programming"}, "bio2"),
 ])
-def test_a_glossed_query_reaches_bm25_and_the_english_encoder(recommender, text, language, english, expected):
-    ranking = recommender.rank(Query(context=text, k=5))
+def test_a_glossed_query_reaches_bm25_and_the_english_encoder(small_recommender, text, language, english, expected):
+    ranking = small_recommender.rank(Query(context=text, k=5))
     route = ranking.route
     assert route.multilingual and route.language.code == language
     assert english <= set(route.gloss.split()) and route.to_dict()["gloss"] == route.gloss
-    assert recommender.lexical_text(text, route) == route.gloss
+    assert small_recommender.lexical_text(text, route) == route.gloss
     assert {"lexical", "dense", "gloss"} <= set(ranking.components)
     assert ranking.components["gloss"][0] > 0.3 and ranking.components["lexical"][0] > 0
-    ids = [recommender.index.ids[p] for p in ranking.positions]
+    ids = [small_recommender.index.ids[p] for p in ranking.positions]
     assert ids[0] == expected, ids
 
 
-def test_explanations_name_the_english_terms_matched(recommender):
-    results = recommender.recommend(Query(context=CHINESE_ALIGNMENT, k=3))
+def test_explanations_name_the_english_terms_matched(small_recommender):
+    results = small_recommender.recommend(Query(context=CHINESE_ALIGNMENT, k=3))
     assert results[0].paper_id == "bio2"
     assert "protein" in results[0].explanation.lower()
 
 
-def test_english_queries_and_the_english_pipeline_get_no_gloss(recommender):
-    english = recommender.rank(Query(context="Local alignment of protein sequences [CIT]", k=3))
+def test_english_queries_and_the_english_pipeline_get_no_gloss(small_recommender):
+    english = small_recommender.rank(Query(context="Local alignment of protein sequences [CIT]", k=3))
     assert english.route.gloss == "" and "gloss" not in english.components
-    off = recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(multilingual="off"))
+    off = small_recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(multilingual="off"))
     assert off.route.gloss == "" and "gloss" not in off.components
-    unweighted = recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(w_gloss=0.0))
+    unweighted = small_recommender.rank(Query(context=GERMAN_SEARCH, k=3), DEFAULT.with_(w_gloss=0.0))
     assert "gloss" not in unweighted.components and unweighted.route.gloss
 
 
 def test_an_index_built_before_glossaries_keeps_the_shared_terms(small_index):
-    recommender = Recommender.load(small_index)
+    recommender = Recommender.load(small_index)  # its own: the shared `small_recommender` must keep its glossary
     recommender.index.glossary = None
     query = Query(context="Die Methode nutzt BM25 [CIT]", k=3)
     route = recommender.route(query)

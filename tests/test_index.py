@@ -1,5 +1,4 @@
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -12,16 +11,10 @@ import pytest
 
 from recommender.store import versions
 from recommender.store.index import Index, add_to_index, build_index
-from recommender.paper import Paper
+from support.corpora import synthetic_papers
+from support.processes import kill, wait_for_marker
 
 PROJECT = Path(__file__).resolve().parents[1]
-
-
-def synthetic_papers(n: int, start: int = 0) -> list[Paper]:
-    topics = ["retrieval", "citation graphs", "protein folding", "image segmentation", "speech", "robotics"]
-    return [Paper(id=f"p{i}", title=f"Study {i} of {topics[i % len(topics)]}",
-                  abstract=f"We report experiment number {i} on {topics[i % len(topics)]} with method {i * 7 % 13}.",
-                  authors=[f"Author {i % 11}"], year=2000 + i % 20) for i in range(start, start + n)]
 
 
 def embedding_totals(calls):
@@ -103,25 +96,25 @@ def test_killed_build_leaves_the_live_index_and_resumes(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(10), root, progress_bar=False)
     live = versions.current_version(root).name
+    marker = tmp_path / "chunk-saved"
     script = (
         "import sys; sys.path[:0] = [%r, %r]\n"
-        "from test_index import synthetic_papers\n"
+        "from support.corpora import synthetic_papers\n"
+        "from support.processes import pause_here\n"
         "from recommender.store.index import build_index\n"
-        "build_index(synthetic_papers(1500), %r, progress_bar=False)\n"
-    ) % (str(PROJECT), str(PROJECT / "tests"), str(root))
-    proc = subprocess.Popen([sys.executable, "-c", script])
-    cache = versions.embedding_cache_path(root)
-    deadline = time.time() + 120
-    cached = 0
-    while time.time() < deadline and proc.poll() is None:
-        with sqlite3.connect(cache) as db:
-            cached = db.execute("SELECT COUNT(*) FROM emb").fetchone()[0]
-        if cached >= 10 + 256:
-            break
-        time.sleep(0.2)
-    assert proc.poll() is None, "the build finished before it could be killed"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+        "def progress(stage, done, total):\n"
+        "    if stage.startswith('embedding') and done >= 256:\n"
+        "        pause_here(%r)  # a chunk of the new papers is in the cache: to be killed here\n"
+        "build_index(synthetic_papers(1500), %r, on_progress=progress, progress_bar=False)\n"
+    ) % (str(PROJECT), str(PROJECT / "tests"), str(marker), str(root))
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
+    try:
+        wait_for_marker(marker, proc, "its first chunk of new embeddings")
+        with sqlite3.connect(versions.embedding_cache_path(root)) as db:
+            assert db.execute("SELECT COUNT(*) FROM emb").fetchone()[0] >= 10 + 256
+        assert proc.poll() is None, "the build finished before it could be killed"
+    finally:
+        kill(proc)
     assert versions.current_version(root).name == live
     assert len(Index.load(root)) == 10  # the previous version still answers
     calls = []

@@ -92,8 +92,8 @@ def local_trained(small_index, tmp_path_factory) -> Path:
 
 
 # -- the context file ------------------------------------------------------------------------------------
-def test_contexts_are_read_with_their_citing_papers(small_index, tmp_path):
-    rec = Recommender.load(small_index)
+def test_contexts_are_read_with_their_citing_papers(small_recommender, tmp_path):
+    rec = small_recommender
     rows = context_rows() + [{"context": "A passage citing only papers outside the index [CIT].",
                               "relevant": ["elsewhere"], "citing_id": "draft-x"}]
     path = tmp_path / "contexts.jsonl.gz"
@@ -123,8 +123,8 @@ def test_contexts_are_read_with_their_citing_papers(small_index, tmp_path):
     (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe binary", "not a UTF-8 JSONL context file"),
     (gzip.compress(b'{"context": "x"}')[:20], "damaged gzip file"),
 ])
-def test_bad_context_files_are_refused_clearly(small_index, tmp_path, content, message):
-    rec = Recommender.load(small_index)
+def test_bad_context_files_are_refused_clearly(small_recommender, tmp_path, content, message):
+    rec = small_recommender
     path = tmp_path / "contexts.jsonl"
     path.write_bytes(content)
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
@@ -286,8 +286,8 @@ def test_the_graph_reranker_keeps_global_queries(local_trained, tmp_path):
     assert both.reranker_for(alone) is both.reranker
 
 
-def test_an_index_without_the_passage_reranker_ranks_as_before(small_index):
-    rec = Recommender.load(small_index)
+def test_an_index_without_the_passage_reranker_ranks_as_before(small_index, small_recommender):
+    rec = small_recommender
     assert rec.local_reranker is None and not model_path(small_index, local=True).exists()
     for query in (Query(context="Ranking with BM25 [CIT] is standard.", title="Search", diversity=0.0),
                   Query(title="Deep residual networks", diversity=0.0)):

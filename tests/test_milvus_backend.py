@@ -15,7 +15,7 @@ pytest.importorskip("milvus_lite", reason="the embedded Milvus (milvus-lite) is 
 
 from pymilvus import MilvusClient  # noqa: E402
 
-from app_helpers import open_app  # noqa: E402
+from support.app_helpers import open_app  # noqa: E402
 from recommender import Query, Recommender, cli  # noqa: E402
 from recommender.backends import BackendError, Filters, open_backend  # noqa: E402
 from recommender.backends.milvus import parse_target  # noqa: E402
@@ -60,10 +60,10 @@ def closed_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def milvus_db(tmp_path_factory, small_index):
+def milvus_db(tmp_path_factory, small_recommender):
     """A milvus-lite database holding the small index (collection "papers"); treat it as read-only."""
     path = tmp_path_factory.mktemp("milvus") / "papers.db"
-    load_index(Index.load(small_index), target(path), progress=False)
+    load_index(small_recommender.index, target(path), progress=False)
     return path
 
 

@@ -8,12 +8,8 @@ from recommender.store.index import Index
 from recommender.pipeline.retrieve import own_work
 
 
-@pytest.fixture(scope="module")
-def rec(small_index):
-    return Recommender.load(small_index)
-
-
-def test_global_query_finds_the_topic_and_explains(rec):
+def test_global_query_finds_the_topic_and_explains(small_recommender):
+    rec = small_recommender
     results = rec.recommend(Query(title="Recommending citations for a paper draft",
                                   abstract="Neural embeddings of abstracts find the papers a draft should cite.", k=5))
     assert len(results) == 5
@@ -24,13 +20,15 @@ def test_global_query_finds_the_topic_and_explains(rec):
     assert "lexical" in top.components
 
 
-def test_local_query_with_placeholder(rec):
+def test_local_query_with_placeholder(small_recommender):
+    rec = small_recommender
     results = rec.recommend(Query(context="Ad hoc retrieval commonly scores documents with BM25 [CIT].", k=3))
     assert results[0].paper_id == "ir0"
     assert "bm25" in results[0].explanation.lower()
 
 
-def test_filters_and_exclusions_are_respected(rec):
+def test_filters_and_exclusions_are_respected(small_recommender):
+    rec = small_recommender
     query = Query(title="citation recommendation", k=10, year_min=2012, year_max=2014, exclude={"cite3"})
     results = rec.recommend(query)
     assert results and all(2012 <= r.year <= 2014 for r in results)
@@ -39,13 +37,15 @@ def test_filters_and_exclusions_are_respected(rec):
     assert venues and {r.venue for r in venues} == {"CVPR"}
 
 
-def test_graph_expansion_explains_the_citing_neighbour(rec):
+def test_graph_expansion_explains_the_citing_neighbour(small_recommender):
+    rec = small_recommender
     ranking = rec.rank(Query(title="Reviewer support: missing citations in a submission", k=8), METHODS["hybrid+graph"])
     assert ranking.via, "references of the top neighbours joined the pool"
     assert ranking.components["graph"].max() > 0
 
 
-def test_diversity_spreads_authors(rec):
+def test_diversity_spreads_authors(small_recommender):
+    rec = small_recommender
     query = Query(title="citation recommendation and reference lists", abstract="recommending citations", k=4)
     plain = rec.rank(query, METHODS["hybrid+graph"])
     diverse = rec.rank(query, METHODS["hybrid+graph"].with_(diversity=3.0))
@@ -56,7 +56,8 @@ def test_diversity_spreads_authors(rec):
     assert len(authors(diverse)) >= len(authors(plain))
 
 
-def test_the_query_authors_earlier_work_joins_and_rises(rec):
+def test_the_query_authors_earlier_work_joins_and_rises(small_recommender):
+    rec = small_recommender
     # an image-classification draft by Ada Lovelace: her citation papers are off-topic for the text alone
     query = Query(title="Residual networks for classifying images", k=10, authors=["A. Lovelace"])
     without = rec.rank(query, METHODS["hybrid+graph"])
@@ -78,14 +79,16 @@ def test_a_query_without_authors_leaves_the_author_table_unbuilt(small_index):
     assert "table" in vars(fresh.index.by_author)
 
 
-def test_empty_or_bad_queries_are_refused(rec):
+def test_empty_or_bad_queries_are_refused(small_recommender):
+    rec = small_recommender
     with pytest.raises(ValueError, match="Give a title"):
         rec.recommend(Query(context="[CIT]"))
     with pytest.raises(ValueError, match="year_min"):
         rec.recommend(Query(title="x", year_min=2020, year_max=2000))
 
 
-def test_reference_list_marks_already_cited_papers(rec, corpus_records):
+def test_reference_list_marks_already_cited_papers(small_recommender, corpus_records):
+    rec = small_recommender
     bib = "@article{a, title={Probabilistic relevance weighting with BM25}, year={2010}}\n"
     plain = "[3] K. He. Deep residual networks for image classification. CVPR 2012.\n"
     doi_line = "Someone. Unrelated title. doi:10.9999/bio.2\n"
@@ -93,7 +96,8 @@ def test_reference_list_marks_already_cited_papers(rec, corpus_records):
     assert rec.already_cited(plain + doi_line) == {"vision0", "bio2"}
 
 
-def test_split_protocol_only_sees_older_papers_and_never_the_query(rec, tmp_path):
+def test_split_protocol_only_sees_older_papers_and_never_the_query(small_recommender, tmp_path):
+    rec = small_recommender
     splits = tmp_path / "splits.json"
     splits.write_text('{"dev": ["cite5", "ir4", "cite0"]}')
     queries = queries_from_split(f"{splits}:dev", rec.index)
@@ -107,7 +111,8 @@ def test_split_protocol_only_sees_older_papers_and_never_the_query(rec, tmp_path
         assert max(years) <= rec.index.years[rec.index.position[item.qid]]
 
 
-def test_evaluate_runs_every_method_on_the_same_queries(rec):
+def test_evaluate_runs_every_method_on_the_same_queries(small_recommender):
+    rec = small_recommender
     queries = [EvalQuery("q1", Query(context="Documents are ranked by BM25 [CIT]."), {"ir0"}),
                EvalQuery("q2", Query(title="protein structure from sequences"), {"bio0"})]
     results = evaluate(rec, queries, progress=False)

@@ -6,36 +6,16 @@ import random
 
 import pytest
 
-from recommender.paper import Paper
 from recommender.references.text import decode_reference_bytes, join_lines, split_entries
 from recommender.corpus.identifiers import normalize_arxiv, normalize_doi, normalize_title
 from recommender.references.match import ReferenceIndex, match_references
 from recommender.references.parse import ReferenceItem, parse_reference_line, parse_reference_list
-
-CORPUS = [
-    Paper("dpr", title="Dense Passage Retrieval for Open-Domain Question Answering",
-          authors=["Vladimir Karpukhin", "Barlas Oguz"], year=2020, extra={"doi": "10.18653/v1/2020.emnlp-main.550"}),
-    Paper("10.1145/3331184.3331185", title="Some ACM Paper About Ranking", authors=["Ann Smith"], year=2019),
-    Paper("ltr", title="Learning to Rank for Information Retrieval", authors=["Tie-Yan Liu"], year=2009),
-    Paper("gnn", title="Graph Neural Networks", authors=["Franco Scarselli"], year=2009),
-    Paper("attention", title="Attention", authors=["Rita Roe"], year=2016),
-    Paper("uber", title="Über Méthodes de Recherche", authors=["Jean Dupont"], year=2017),
-    Paper("nrm", title="Neural Ranking Models", authors=["Bhaskar Mitra"], year=2018),
-    Paper("nrm-weak", title="Neural Ranking Models with Weak Supervision",
-          authors=["Mostafa Dehghani", "Hamed Zamani"], year=2017),
-    Paper("bert", title="BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
-          authors=["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee", "Kristina Toutanova"], year=2019,
-          extra={"arxiv": "1810.04805"}),
-    Paper("lstm", title="Long short-term memory", authors=["Sepp Hochreiter", "Jürgen Schmidhuber"], year=1997),
-    Paper("cbcr", title="Content-Based Citation Recommendation",
-          authors=["Chandra Bhagavatula", "Sergey Feldman", "Russell Power", "Waleed Ammar"], year=2018),
-    Paper("bare", title="A Paper Whose Record Has No Authors or Year"),
-]
+from support.corpora import REFERENCED_PAPERS
 
 
 @pytest.fixture(scope="module")
 def index() -> ReferenceIndex:
-    return ReferenceIndex(CORPUS)
+    return ReferenceIndex(REFERENCED_PAPERS)
 
 
 def matched(text: str, index: ReferenceIndex) -> list[set[str]]:
@@ -238,7 +218,7 @@ S.~Hochreiter and J.~Schmidhuber.
     items = parse_reference_list(text)
     assert [item.line for item in items] == [2, 7]
     assert items[0].raw.startswith("T.-Y. Liu. Learning to rank") and "\\" not in items[0].raw
-    assert match_references(items, CORPUS) == {"ltr", "lstm"}
+    assert match_references(items, REFERENCED_PAPERS) == {"ltr", "lstm"}
 
 
 # ----------------------------------------------------------------------------------------------- BibTeX and files
@@ -265,7 +245,7 @@ def test_parse_bibtex_reference_list():
 
 
 def test_match_bibtex_by_doi_arxiv_and_title():
-    assert match_references(parse_reference_list(BIB_LIST), CORPUS) == {"dpr", "ltr", "bert"}
+    assert match_references(parse_reference_list(BIB_LIST), REFERENCED_PAPERS) == {"dpr", "ltr", "bert"}
 
 
 def test_parse_from_path_plain_and_gzip(tmp_path):
@@ -388,7 +368,7 @@ def test_two_references_read_as_one_still_match_both(index):
 
 def test_short_bibtex_title_matches_exactly():
     item = ReferenceItem(raw="@misc{a, title={Attention}}", title="Attention", kind="bibtex")
-    assert match_references([item], CORPUS) == {"attention"}
+    assert match_references([item], REFERENCED_PAPERS) == {"attention"}
 
 
 def test_unrelated_lines_match_nothing(index):

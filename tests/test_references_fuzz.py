@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from recommender.references.text import decode_reference_bytes
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import ReferenceItem, parse_reference_list
-from test_references import CORPUS
+from support.corpora import REFERENCED_PAPERS
 
-INDEX = ReferenceIndex(CORPUS)
+INDEX = ReferenceIndex(REFERENCED_PAPERS)
 
 # Pieces of reference lists, so that generated text reaches the parser's branches, not only its first check.
 PIECES = ["[1] ", "[2] ", "3. ", "(4) ", "\n", "\n\n", "-\n", "–\n", " ", ", ", ". ", ": ", "“", "”", "\"", "& ",

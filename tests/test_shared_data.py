@@ -2,7 +2,7 @@
 import gzip
 import json
 
-from conftest import shared_data
+from support.data import shared_data
 from recommender.corpus.loaders import load_corpus
 
 

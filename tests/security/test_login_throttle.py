@@ -11,7 +11,7 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import PASSWORD, locked_app, log_in
+from support.app_helpers import PASSWORD, locked_app, log_in
 from pages.ui import login_throttle
 from pages.ui.login_throttle import (FIRST_DELAY_S, LOCKOUT_S, MAX_DELAY_S, MAX_FAILURES, WINDOW_S,
                                      LoginThrottle, Wait)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 120  # the first run loads the language models
 PASSWORD = "correct horse battery staple"  # the lab's password in the login tests
 SUBMIT = "FormSubmitter:login-Enter"
