@@ -1,4 +1,4 @@
-"""Builds in the background (recommender.background, pages.ui.corpora.start_build): real detached processes
+"""Builds in the background (recommender.background, workspace.corpora.start_build): real detached processes
 that run `python -m recommender corpus` and `index`, killed, stopped, failed and resumed."""
 from __future__ import annotations
 
