@@ -32,8 +32,8 @@ import numpy as np
 
 from bench import machine
 from recommender.pipeline import confidence
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 from workspace.demo import demo_papers, ensure_demo_index
 
 DATA = Path(__file__).resolve().parent / "data" / "confidence"

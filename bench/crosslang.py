@@ -38,14 +38,14 @@ import numpy as np
 
 from bench import machine
 from bench.paths import INDEXES, need, write_json
-from recommender.store import versions
 from recommender.config import DEFAULT
+from recommender.corpus.loaders import load_corpus
 from recommender.evaluation.metrics import summarize
+from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.store import versions
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
 from recommender.store.index import build_index
-from recommender.corpus.loaders import load_corpus
-from recommender.query import Query
-from recommender.pipeline.recommender import Recommender
 
 ROOT = Path(__file__).resolve().parent.parent
 INDEX_DIR = INDEXES / "crosslang"  # one index per pool, built on first use

@@ -30,8 +30,8 @@ from bench.crosslang import DEMO_CORPUS, INDEX_DIR, QUERIES, ensure_index, read_
 from bench.paths import need, write_json
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 
 HARD = QUERIES.parent / "hard.jsonl"
 DEPTH = crosslang.DEPTH

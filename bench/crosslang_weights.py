@@ -21,9 +21,9 @@ from bench.crosslang import QUERIES, read_queries
 from bench.paths import need
 from recommender.config import DEFAULT
 from recommender.evaluation.metrics import summarize
-from recommender.store.gloss import Glossary
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.store.gloss import Glossary
 
 LEXICAL = (0.0, 0.1, 0.2, 0.3)
 GLOSS = (0.0, 0.1, 0.2, 0.3, 0.4)

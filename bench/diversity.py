@@ -30,8 +30,8 @@ import numpy as np
 
 from bench import machine
 from bench.paths import need, write_json
-from recommender.corpus.authors import author_key
 from recommender.config import METHODS, PipelineConfig
+from recommender.corpus.authors import author_key
 from recommender.evaluation.metrics import ndcg_at, summarize
 from recommender.evaluation.queries import EvalQuery, queries_for_papers, queries_from_file, queries_from_split
 from recommender.pipeline.recommender import Recommender

@@ -41,10 +41,10 @@ from bench.paths import RESULTS, write_json
 from bench.pdf_writer import Draft, write_pdf
 from recommender.config import METHODS
 from recommender.embedding.encoders import get_encoder
-from recommender.store.index import Index
 from recommender.pipeline.learned import load_head
 from recommender.pipeline.local_features import LOCAL_FEATURES
 from recommender.pipeline.recommender import Recommender
+from recommender.store.index import Index
 from recommender.training.document_contexts import contexts_from_files, write_contexts
 from recommender.training.local import collect_pools, fit_pools, grouped_folds, pool_config, read_contexts
 

@@ -46,8 +46,8 @@ from recommender.embedding.cache import CHUNK_SIZE, EmbeddingCache, text_key
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, encoder_name, get_encoder
 from recommender.evaluation.metrics import ndcg_at
 from recommender.evaluation.queries import queries_from_file
-from recommender.store.index import Index, build_index
 from recommender.pipeline.recommender import Recommender
+from recommender.store.index import Index, build_index
 
 FILES = {"paragraphs (local)": "queries.jsonl.gz", "sentences (local)": "queries_sentences.jsonl.gz",
          "paper-level (global)": "queries_paper_level.jsonl.gz"}
@@ -244,8 +244,8 @@ def quality(args) -> dict:
 FIRST_ANSWER = """
 import json, sys, time
 started = float(sys.argv[1])
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 recommender = Recommender.load(sys.argv[2])
 loaded = time.time()
 answer = recommender.recommend(Query(title=sys.argv[3], abstract=sys.argv[4]))

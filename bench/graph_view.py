@@ -18,8 +18,8 @@ import time
 from plotly.offline import get_plotlyjs
 from playwright.sync_api import sync_playwright
 
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 from workspace.demo import ensure_demo_index
 from workspace.graph_view import citation_graph, common_works, figure
 

@@ -24,9 +24,9 @@ from bench.paths import DATA, RESULTS, need, write_json
 from recommender.config import METHODS
 from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.evaluate import evaluate
-from recommender.store.index import Index
 from recommender.pipeline.learned import load_head, load_reranker, save_head
 from recommender.pipeline.recommender import Recommender
+from recommender.store.index import Index
 from recommender.training.encoder import train_head
 from recommender.training.reranker import train, training_queries
 

@@ -47,16 +47,16 @@ from bench import machine
 from bench.incite_encoder import InciteEncoder
 from bench.paths import DATA, RESULTS, SCRATCH, need, write_json
 from bench.quality import DATASETS
-from recommender.store import versions as files
 from recommender.config import ANNOY_TREES, METHODS
+from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.metrics import summarize
-from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, queries_from_file, queries_from_split
-from recommender.store.index import Index, build_index
 from recommender.pipeline.learned import load_head, load_reranker
 from recommender.pipeline.recommender import Recommender
 from recommender.pipeline.retrieve import allowed
+from recommender.store import versions as files
+from recommender.store.index import Index, build_index
 
 DEPTH = 1000
 OURS = ("bm25", "dense", "hybrid", "full", "learned")

@@ -28,10 +28,10 @@ from bench.paths import DATA, RESULTS, SCRATCH, need, write_json
 from recommender.config import METHODS
 from recommender.embedding.encoders import get_encoder
 from recommender.evaluation.metrics import ndcg_at, summarize
-from recommender.store.index import Index
 from recommender.pipeline.learned import load_head
 from recommender.pipeline.local_features import LOCAL_FEATURES
 from recommender.pipeline.recommender import Recommender
+from recommender.store.index import Index
 from recommender.training.local import (FOLDS, collect_pools, fit_pools, grouped_folds, pool_config, read_contexts,
                                         without_drafts)
 

@@ -31,10 +31,10 @@ from recommender.backends.milvus_load import load_index
 from recommender.config import METHODS
 from recommender.evaluation.metrics import summarize
 from recommender.evaluation.queries import queries_from_file, queries_from_split
-from recommender.store.index import Index
-from recommender.store.lexical import analyze, lexical_text
 from recommender.pipeline.recommender import Recommender
 from recommender.pipeline.retrieve import dense_retrievers, lexical_texts
+from recommender.store.index import Index
+from recommender.store.lexical import analyze, lexical_text
 
 METHOD_NAMES = ("bm25", "dense", "hybrid", "full")
 SEGMENTED_METHODS = ("bm25", "full")  # the methods BM25 statistics can change

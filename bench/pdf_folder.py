@@ -28,9 +28,9 @@ from reportlab.pdfgen import canvas
 from bench import machine
 from bench.pdf_writer import FONTS, Draft, Layout
 from bench.references import FORMATTERS, NUMBER_FORMATS, STYLES, entry_facts, load_corpus, split_name
-from recommender.documents.read import read_document
 from recommender.corpus.sources.pdf_folder import build_from_pdf_folder, find_pdfs
 from recommender.corpus.sources.pdf_front import read_front_matter
+from recommender.documents.read import read_document
 
 
 def choose(records: list[dict], size: int, rng: random.Random) -> list[dict]:

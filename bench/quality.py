@@ -17,12 +17,12 @@ from pathlib import Path
 from bench import machine
 from bench.paths import DATA, INDEXES, RESULTS, need, write_json
 from recommender.config import METHODS
+from recommender.corpus.loaders import load_corpus
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.queries import queries_from_file, queries_from_split
+from recommender.pipeline.recommender import Recommender
 from recommender.store.index import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
-from recommender.corpus.loaders import load_corpus
-from recommender.pipeline.recommender import Recommender
 
 DATASETS = {
     "acm-cr": {"dir": "acm-cr", "corpus": "corpus.jsonl.gz",

@@ -28,14 +28,14 @@ from tqdm import tqdm
 from bench import machine
 from bench.paths import DATA, INDEXES, need
 from recommender.config import DEFAULT
+from recommender.corpus.loaders import load_corpus
 from recommender.documents.read import read_document
 from recommender.evaluation.metrics import ndcg_at, recall_at
+from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.review.document import DocumentReviewer
 from recommender.store.index import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
-from recommender.corpus.loaders import load_corpus
-from recommender.query import Query
-from recommender.pipeline.recommender import Recommender
-from recommender.review.document import DocumentReviewer
 
 K = 10
 RESULTS = Path(__file__).parent / "results" / "review_places.json"

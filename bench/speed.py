@@ -21,12 +21,12 @@ import numpy as np
 from bench import machine
 from bench.paths import RESULTS, need
 from recommender.config import DEFAULT
+from recommender.corpus.loaders import load_corpus
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache
 from recommender.evaluation.queries import queries_from_file
-from recommender.store.lexical import LexicalIndex, analyze, lexical_text
-from recommender.corpus.loaders import load_corpus
 from recommender.pipeline.recommender import Recommender
 from recommender.pipeline.retrieve import allowed as allowed_papers, dense_retrievers
+from recommender.store.lexical import LexicalIndex, analyze, lexical_text
 
 
 def timed(fn, *args):

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender.store import versions
+from recommender.corpus.loaders import load_corpus
 from recommender.embedding.cache import EmbeddingCache, text_key
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name
-from recommender.store.index import Index
-from recommender.corpus.loaders import load_corpus
 from recommender.paper import Paper
+from recommender.store import versions
+from recommender.store.index import Index
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"

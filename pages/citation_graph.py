@@ -6,8 +6,8 @@ import streamlit as st
 
 from pages.ui import access, cards, engines, markdown
 from recommender.config import DEFAULT_DIVERSITY
-from recommender.store.index import Index
 from recommender.paper import Paper
+from recommender.store.index import Index
 from workspace.graph_view import MAX_CONTEXT, MAX_CONTEXT_LIMIT, citation_graph, common_works, figure, paper_label
 
 COLOUR_LABELS = {"authors": "Author", "year": "Year"}

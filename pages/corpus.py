@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import access, active_index, builds, engines, field_training, markdown, progress, shelves
-from recommender.pipeline.learned import describe_learned
 from recommender.corpus.loaders import CorpusError, LoadResult, load_corpus
+from recommender.pipeline.learned import describe_learned
 from workspace import cleanup, corpora, engine_caches
 
 PREVIEW_ROWS = 50

@@ -9,11 +9,11 @@ import streamlit as st
 
 from pages.ui import access, active_index, cards, engines
 from pages.ui.export_panel import export_panel
-from recommender.pipeline import confidence
 from recommender.config import DEFAULT_DIVERSITY
+from recommender.pipeline import confidence
 from recommender.pipeline.language import corpus_languages
-from recommender.query import Query
 from recommender.pipeline.user_input import MODES, prepare, split_authors
+from recommender.query import Query
 
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui import access, active_index, cards, draft_review, engines
+from recommender.pipeline.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
 from recommender.references.text import decode_reference_bytes
 from recommender.review.abstract import parse_references
-from recommender.pipeline.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
 
 
 def reference_text(upload, pasted: str) -> str:

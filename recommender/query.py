@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recommender.config import DEFAULT_DIVERSITY
-from recommender.pipeline.language import LanguageInfo
 from recommender.paper import Paper
+from recommender.pipeline.language import LanguageInfo
 
 CITATION_MARK = "[CIT]"
 MARK_RE = re.compile(r"\[CIT\]", re.IGNORECASE)  # a placeholder, in any case

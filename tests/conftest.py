@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from recommender.store.index import build_index
 from recommender.paper import Paper
 from recommender.pipeline.recommender import Recommender
+from recommender.store.index import build_index
 
 from support.small_corpus import small_corpus
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from annoy import AnnoyIndex
 
-from recommender.store import versions
 from recommender.config import ANNOY_TREES
-from recommender.store.index import Index, build_index, write_annoy
 from recommender.paper import Paper
+from recommender.store import versions
+from recommender.store.index import Index, build_index, write_annoy
 
 
 def in_memory_annoy(path: Path, vectors: np.ndarray, n_jobs: int = -1) -> None:

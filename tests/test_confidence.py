@@ -5,8 +5,8 @@ import numpy as np
 
 from support.app_helpers import ask, open_app
 from recommender.pipeline import confidence
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 from recommender.training.encoder import train_head
 
 NONSENSE = "zzzzqqq xxyyzz"

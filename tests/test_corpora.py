@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from recommender.paper import Paper
 from recommender.store import versions
 from recommender.store.index import Index
-from recommender.paper import Paper
 from workspace import corpora
 
 NEW = [Paper(id="new1", title="Citation recommendation for legal documents", abstract="Court decisions cite "

@@ -9,8 +9,8 @@ import pytest
 
 from recommender.cli import main
 from recommender.corpus.loaders import load_corpus
-from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.loaders.openalex import rebuild_abstract
+from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexDownload, OpenAlexQuery
 from recommender.corpus.sources.partial import partial_path
 from recommender.corpus.sources.web import JsonClient

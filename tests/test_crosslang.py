@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from recommender.config import DEFAULT
-from recommender.store.index import build_index
 from recommender.paper import Paper
-from recommender.query import Query
 from recommender.pipeline.prepare import NO_MULTILINGUAL_FIELD
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.store.index import build_index
 
 # Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.
 CHINESE = [

@@ -4,8 +4,8 @@ import json
 import unicodedata
 from collections import Counter, defaultdict
 
-from recommender.corpus.loaders import load_corpus
 from recommender.corpus.identifiers import normalize_title
+from recommender.corpus.loaders import load_corpus
 from workspace.demo import DEMO_CORPUS
 
 # Initials-only names from the fact file that match a full name in the corpus but belong to someone else

@@ -11,11 +11,11 @@ import pytest
 
 from bench.pdf_writer import write_pdf
 from recommender.documents.read import read_document
-from recommender.store.index import Index
-from recommender.pipeline.learned import model_path
 from recommender.paper import Paper
+from recommender.pipeline.learned import model_path
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import parse_reference_line
+from recommender.store.index import Index
 from recommender.training.document_contexts import (cited_papers, contexts_from_files, document_contexts,
                                                       write_contexts)
 from recommender.training.local import read_contexts

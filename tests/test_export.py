@@ -16,8 +16,8 @@ from bibtexparser import middlewares as mw
 from recommender.corpus.export import (citation_keys, export, spreadsheet_safe, split_name, to_bibtex, to_csl_json,
                                 to_csv, to_ris)
 from recommender.corpus.loaders import load_corpus
-from recommender.paper import Paper
 from recommender.corpus.publication_kind import arxiv_id, publication_kind
+from recommender.paper import Paper
 from workspace.demo import demo_papers
 
 PAPERS = [

@@ -8,9 +8,9 @@ from bench.incite_peer import score_peer, sibling_index
 from recommender.config import METHODS
 from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.queries import EvalQuery, query_for_paper
-from recommender.store.index import Index
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.store.index import Index
 
 
 def test_sibling_index_serves_other_vectors_and_leaves_the_index_alone(small_index, tmp_path):

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from annoy import AnnoyIndex
 
+from recommender.paper import Paper
+from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
 from recommender.store import columns as columns_module
 from recommender.store import versions
 from recommender.store.annoy_vectors import item_vectors
 from recommender.store.columns import Columns, read_columns, write_columns
 from recommender.store.index import Index, build_index, date_key
-from recommender.paper import Paper
-from recommender.query import Query
-from recommender.pipeline.recommender import Recommender
 
 ODD_PAPERS = [
     Paper(id="w1", title="Zitationsempfehlung für Übersichtsarbeiten", authors=["Jörg Müller", "李 明"],

@@ -8,8 +8,8 @@ import pytest
 from recommender.pipeline.language import (LanguageInfo, corpus_languages, cross_language_terms, detect_language, script_words,
                                   separate_scripts, stopwords, writes_in_latin)
 from recommender.config import DEFAULT
-from recommender.query import Query
 from recommender.pipeline.prepare import NO_MULTILINGUAL_FIELD, QueryPreparer
+from recommender.query import Query
 
 
 @pytest.mark.parametrize("text, code", [

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recommender.store.index import date_key
-from recommender.store.lexical import lexical_text
 from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.paper import Paper
+from recommender.store.index import date_key
+from recommender.store.lexical import lexical_text
 
 EXAMPLES = int(os.environ.get("CITREC_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,

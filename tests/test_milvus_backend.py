@@ -23,9 +23,9 @@ from recommender.backends.milvus_load import load_index  # noqa: E402
 from recommender.config import METHODS  # noqa: E402
 from recommender.evaluation.evaluate import evaluate  # noqa: E402
 from recommender.evaluation.queries import queries_for_papers  # noqa: E402
-from recommender.store.index import Index, add_to_index, build_index  # noqa: E402
-from recommender.pipeline.learned import EncoderHead  # noqa: E402
 from recommender.paper import Paper  # noqa: E402
+from recommender.pipeline.learned import EncoderHead  # noqa: E402
+from recommender.store.index import Index, add_to_index, build_index  # noqa: E402
 
 QUERIES = [
     Query(title="Citation recommendation", abstract="We recommend references for a draft paper from its abstract."),

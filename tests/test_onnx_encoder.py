@@ -12,11 +12,11 @@ import pytest
 from recommender.embedding import onnx_export
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache
 from recommender.embedding.encoders import SbertEncoder, english_encoder, get_encoder, parse_encoder_name
-from recommender.store.index import Index, add_to_index, build_index
 from recommender.embedding.onnx_encoder import OnnxEncoder
 from recommender.paper import Paper
-from recommender.query import Query
 from recommender.pipeline.recommender import Recommender
+from recommender.query import Query
+from recommender.store.index import Index, add_to_index, build_index
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from recommender.paper import Paper
 from recommender.corpus.publication_kind import KINDS, arxiv_id, publication_kind, venue_kind
+from recommender.paper import Paper
 from workspace.demo import DEMO_CORPUS
 
 VENUES = {

@@ -4,8 +4,8 @@ from recommender import Query, Recommender
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import EvalQuery, queries_from_split
-from recommender.store.index import Index
 from recommender.pipeline.retrieve import own_work
+from recommender.store.index import Index
 
 
 def test_global_query_finds_the_topic_and_explains(small_recommender):

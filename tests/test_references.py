@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from recommender.references.text import decode_reference_bytes, join_lines, split_entries
 from recommender.corpus.identifiers import normalize_arxiv, normalize_doi, normalize_title
 from recommender.references.match import ReferenceIndex, match_references
 from recommender.references.parse import ReferenceItem, parse_reference_line, parse_reference_list
+from recommender.references.text import decode_reference_bytes, join_lines, split_entries
 from support.corpora import REFERENCED_PAPERS
 
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recommender.references.text import decode_reference_bytes
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import ReferenceItem, parse_reference_list
+from recommender.references.text import decode_reference_bytes
 from support.corpora import REFERENCED_PAPERS
 
 INDEX = ReferenceIndex(REFERENCED_PAPERS)

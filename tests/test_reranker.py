@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from recommender import Query, Recommender
-from recommender.store import versions
 from recommender.config import METHODS
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import queries_for_papers, queries_from_split
 from recommender.pipeline.features import FEATURES
+from recommender.store import versions
 from recommender.pipeline.learned import (LearnedModelError, describe_learned, load_reranker, model_path,
                                  save_reranker)
 from recommender.training import reranker as rr

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from bench import synthetic_corpus as synthetic
-from recommender.store import versions
-from recommender.embedding.cache import EmbeddingCache, text_key
-from recommender.store.index import Index, build_index
 from recommender.corpus.loaders import load_corpus
+from recommender.embedding.cache import EmbeddingCache, text_key
+from recommender.store import versions
+from recommender.store.index import Index, build_index
 
 
 @pytest.fixture(scope="module")

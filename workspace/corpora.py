@@ -21,11 +21,11 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from recommender.store import versions
 from recommender.background import Job, JobBusy, Step
 from recommender.embedding.encoders import parse_encoder_name
-from recommender.store.index import Index, Progress, add_to_index, build_index
 from recommender.paper import Paper
+from recommender.store import versions
+from recommender.store.index import Index, Progress, add_to_index, build_index
 from workspace import PROJECT_ROOT
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name

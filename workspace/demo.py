@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender.store import versions
 from recommender.embedding.cache import EmbeddingCache, text_key
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, get_encoder
+from recommender.paper import Paper
+from recommender.store import versions
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
 from recommender.store.index import Progress, build_index
-from recommender.paper import Paper
 from workspace import PROJECT_ROOT
 
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"

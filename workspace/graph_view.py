@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from recommender.corpus.authors import author_key
-from recommender.store.index import Index
 from recommender.query import Recommendation
+from recommender.store.index import Index
 from workspace.contrast import text_colour
 from workspace.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
                                     year_ticks)

@@ -18,13 +18,13 @@ from pathlib import Path
 import streamlit as st
 
 from pages.ui import active_index, markdown, shelves
-from recommender.store import versions
 from recommender.background import Job, JobBusy
-from recommender.store.versions import IndexDirectoryError
 from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
 from recommender.corpus.sources.semantic_scholar import seed_id
+from recommender.store import versions
+from recommender.store.versions import IndexDirectoryError
 from workspace import cleanup, corpora
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs

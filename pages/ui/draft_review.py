@@ -7,13 +7,13 @@ import streamlit as st
 
 from pages.ui import cards, engines, markdown, progress
 from pages.ui.export_panel import export_panel
+from recommender.corpus.export import citation_keys
 from recommender.documents.fill import cite_after_sentences, fill_placeholders
 from recommender.documents.read import read_document
-from recommender.corpus.export import citation_keys
 from recommender.paper import Paper
 from recommender.query import CITATION_MARK
-from recommender.review.document import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
 from recommender.review.abstract import parse_warnings
+from recommender.review.document import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
 
 UPLOAD_TYPES = ["pdf", "tex", "zip", "gz", "tgz", "tar", "docx", "md", "txt"]
 EXPORTS = ["BibTeX", "RIS", "CSL-JSON"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from recommender.query import Query
 from recommender.pipeline.retrieve import allowed
+from recommender.query import Query
 
 
 class BackendError(RuntimeError):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from recommender.pipeline.retrieve import DenseRetriever, scaled, top_positions
 from recommender.backends.base import Backend, Filters, Scores
+from recommender.pipeline.retrieve import DenseRetriever, scaled, top_positions
 
 
 class ArrayScores(Scores):

@@ -31,9 +31,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
+from recommender.backends.base import Backend, BackendError, Filters, Scores
 from recommender.config import BM25_B, BM25_K1, BM25_STOPWORDS
 from recommender.store.lexical import analyze
-from recommender.backends.base import Backend, BackendError, Filters, Scores
 
 DEFAULT_COLLECTION = "papers"
 FORMAT = "1"

@@ -14,9 +14,9 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 
+from recommender.backends.base import BackendError
 from recommender.config import BM25_B, BM25_K1
 from recommender.store.lexical import lexical_text
-from recommender.backends.base import BackendError
 from recommender.backends.milvus import (CALL_TIMEOUT, HNSW_BUILD, MilvusTarget, connect, dense_fields, milvus_error, milvus_terms,
                      properties, venue_names)
 

@@ -13,8 +13,8 @@ import re
 import unicodedata
 from typing import Any, Callable, Sequence
 
-from recommender.paper import Paper
 from recommender.corpus.publication_kind import arxiv_id, publication_kind
+from recommender.paper import Paper
 
 _KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "at", "by", "from", "is"}
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ten", "ter"}

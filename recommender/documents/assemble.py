@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from recommender.references.text import strip_marker
-from recommender.references.parse import ReferenceItem, parse_reference_list
 from recommender.documents.blocks import Block
 from recommender.documents.errors import DocumentError
 from recommender.documents.markers import find_markers
 from recommender.documents.model import Document, Passage
+from recommender.references.parse import ReferenceItem, parse_reference_list
+from recommender.references.text import strip_marker
 
 REFERENCE_HEADINGS = {"references", "reference list", "bibliography", "literature cited", "works cited",
                       "cited literature", "references and notes", "references cited", "literatur",

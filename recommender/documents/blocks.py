@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recommender.references.text import clean_line, join_lines, words_seen
 from recommender.documents.limits import MAX_PARAGRAPHS, check
+from recommender.references.text import clean_line, join_lines, words_seen
 
 __all__ = ["Block", "add", "paragraph", "words_seen"]
 

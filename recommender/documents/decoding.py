@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from recommender.references.text import decode_text
 from recommender.documents.errors import DocumentError
+from recommender.references.text import decode_text
 
 MAX_BINARY_SHARE = 0.01  # control characters a text may hold
 SUPPORTED = ("PDF, LaTeX (.tex, with its .bib, or the project as .zip or .tar.gz), Word (.docx), Markdown (.md) or "

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pylatexenc import latex2text, latexwalker
 from pylatexenc.macrospec import MacroSpec
 
-from recommender.references.parse import ReferenceItem, parse_reference_list
 from recommender.documents.assemble import assemble
 from recommender.documents.blocks import Block, add
 from recommender.documents.errors import DocumentError
@@ -24,6 +23,7 @@ from recommender.documents.limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_TE
 from recommender.documents.markers import PLACEHOLDER_KEYS
 from recommender.documents.model import Document
 from recommender.documents.project import OUTSIDE_NOTICE, LatexProject, Outside
+from recommender.references.parse import ReferenceItem, parse_reference_list
 
 CITE_MACROS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar", "citenum",
                "citeurl", "Cite", "Citep", "Citet", "parencite", "Parencite", "textcite", "Textcite", "autocite",

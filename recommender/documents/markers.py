@@ -17,8 +17,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from recommender.references.parse import ReferenceItem
 from recommender.documents.model import Marker
+from recommender.references.parse import ReferenceItem
 
 PLACEHOLDER_KEYS = {"", "?", "??", "???", "todo", "tbd", "cit", "cite", "citation", "ref", "xxx", "missing"}
 MAX_RANGE = 60  # a range "[3–70]" longer than this is no citation range

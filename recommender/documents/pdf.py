@@ -19,12 +19,12 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from recommender.references.text import looks_like_entry_start
 from recommender.documents.assemble import APPENDIX_RE, REFERENCE_HEADINGS, assemble, heading_name
 from recommender.documents.blocks import Block, paragraph, words_seen
 from recommender.documents.errors import DocumentError
 from recommender.documents.limits import MAX_PDF_PAGES, MAX_TEXT_CHARS
 from recommender.documents.model import Document
+from recommender.references.text import looks_like_entry_start
 
 EDGE_SHARE = 0.1  # lines within this share of the page height from its top or bottom may be headers/footers
 MIN_TEXT_CHARS_PER_PAGE = 5  # fewer characters on a page (on average, for the whole PDF): no text layer

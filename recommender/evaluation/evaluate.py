@@ -9,9 +9,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from recommender.config import METHODS, PipelineConfig
-from recommender.pipeline.recommender import Recommender
 from recommender.evaluation.metrics import CUTOFFS, summarize
 from recommender.evaluation.queries import EvalQuery
+from recommender.pipeline.recommender import Recommender
 
 
 def evaluate(recommender: Recommender, queries: list[EvalQuery], methods: dict[str, PipelineConfig] | None = None,

@@ -6,8 +6,8 @@ import re
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from recommender.store.lexical import LexicalIndex, analyze, lexical_text
 from recommender.paper import Paper
+from recommender.store.lexical import LexicalIndex, analyze, lexical_text
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _WORD_RE = re.compile(r"\w+(?:'\w+)?")

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from recommender.backends.base import Backend
 from recommender.corpus.authors import author_key
 from recommender.pipeline.expand import seed_weights
-from recommender.store.lexical import analyze
 from recommender.pipeline.pool import CandidatePool
 from recommender.pipeline.prepare import QueryPreparer
-from recommender.backends.base import Backend
 from recommender.pipeline.retrieve import DenseRetriever, lexical_texts
+from recommender.store.lexical import analyze
 
 FEATURES = ("lexical", "dense", "dense_gap", "dense_base", "title_overlap", "abstract_overlap", "citations", "graph",
             "cocitation", "cocitation_count", "coupling", "coupling_count", "year_gap", "fused", "fused_rank",

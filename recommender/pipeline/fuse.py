@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from recommender.config import PipelineConfig
 from recommender.backends.base import Scores
+from recommender.config import PipelineConfig
 from recommender.pipeline.retrieve import scaled
 
 RANKED = ("lexical", "dense", "gloss", "sentence_lexical", "sentence_dense")  # ranked by reciprocal rank fusion

@@ -27,11 +27,11 @@ import re
 import numpy as np
 
 from recommender.pipeline.features import FEATURES, FeatureExtractor
-from recommender.store.lexical import analyze
 from recommender.pipeline.passage import cited_phrases, citing_sentences
 from recommender.pipeline.pool import CandidatePool
-from recommender.query import CITATION_MARK
 from recommender.pipeline.retrieve import DenseRetriever
+from recommender.query import CITATION_MARK
+from recommender.store.lexical import analyze
 
 BASE_COLUMNS = ("lexical", "dense", "dense_gap", "title_overlap", "abstract_overlap", "year_gap", "fused",
                 "fused_rank")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from recommender.review.claims import split_sentences
 from recommender.query import CITATION_MARK, MARK_RE, Query
+from recommender.review.claims import split_sentences
 
 PHRASE_WORDS = 4  # words before a [CIT] that name what it cites ("the Qulac dataset [CIT]", "LambdaMART [CIT]")
 _WORD_RE = re.compile(r"[\w'-]+")

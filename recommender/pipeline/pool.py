@@ -11,9 +11,9 @@ from recommender.config import PipelineConfig
 from recommender.pipeline.expand import expand
 from recommender.pipeline.fuse import Evidence, fuse
 from recommender.pipeline.passage import focus_sentences
-from recommender.query import Query, Route
 from recommender.pipeline.prepare import QueryPreparer
 from recommender.pipeline.retrieve import lexical_texts, own_work
+from recommender.query import Query, Route
 
 
 @dataclass

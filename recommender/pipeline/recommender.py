@@ -17,21 +17,21 @@ from pathlib import Path
 
 import numpy as np
 
-from recommender.pipeline import explain
 from recommender.backends import Backend, Filters, open_backend
 from recommender.config import DEFAULT, PipelineConfig
 from recommender.embedding.encoders import english_encoder
+from recommender.pipeline import explain
 from recommender.pipeline.features import FeatureExtractor
-from recommender.store.index import Index
 from recommender.pipeline.learned import EncoderHead, Reranker, load_head, load_reranker, not_trained
 from recommender.pipeline.local_features import LocalFeatureExtractor
 from recommender.pipeline.pool import CandidatePool, gather
-from recommender.query import Query, Ranking, RecommendResult, Recommendation, Route
 from recommender.pipeline.prepare import QueryPreparer
-from recommender.references.match import match_references
-from recommender.references.parse import parse_reference_list
 from recommender.pipeline.retrieve import dense_retrievers
 from recommender.pipeline.select import diverse_order
+from recommender.query import Query, Ranking, RecommendResult, Recommendation, Route
+from recommender.references.match import match_references
+from recommender.references.parse import parse_reference_list
+from recommender.store.index import Index
 
 
 class Recommender:

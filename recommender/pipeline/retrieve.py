@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from recommender.corpus.authors import author_key
 from recommender.config import ANNOY_OVERFETCH, EXACT_SEARCH_RATIO, PipelineConfig
-from recommender.query import Query, Route
+from recommender.corpus.authors import author_key
 from recommender.pipeline.prepare import QueryPreparer
+from recommender.query import Query, Route
 
 
 def allowed(index, query: Query) -> np.ndarray:

@@ -14,17 +14,17 @@ from typing import Callable, Iterable
 import numpy as np
 from annoy import AnnoyIndex
 
-from recommender.store import versions as files
-from recommender.store.annoy_vectors import item_vectors
-from recommender.corpus.authors import author_key
-from recommender.store.columns import Columns, read_columns, read_meta_json, write_columns
 from recommender.config import ANNOY_TREES
+from recommender.corpus.authors import author_key
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, get_encoder, parse_encoder_name
+from recommender.paper import Paper
+from recommender.store import versions as files
+from recommender.store.annoy_vectors import item_vectors
+from recommender.store.columns import Columns, read_columns, read_meta_json, write_columns
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
 from recommender.store.lexical import LexicalIndex, lexical_text, settings as lexical_settings, unmet_settings
-from recommender.paper import Paper
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 

@@ -17,12 +17,12 @@ import pytest
 from reportlab.pdfgen import canvas
 
 from recommender.corpus.bibtex import latex_text
+from recommender.corpus.export import spreadsheet_safe, to_bibtex, to_csv
+from recommender.corpus.loaders import load_corpus
 from recommender.documents import pdf as pdf_reader
 from recommender.documents.read import read_document
-from recommender.corpus.export import spreadsheet_safe, to_bibtex, to_csv
-from recommender.store.index import build_index
-from recommender.corpus.loaders import load_corpus
 from recommender.paper import Paper
+from recommender.store.index import build_index
 from recommender.terminal import TITLE_CHARS, terminal_safe
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from recommender.paper import CORE_FIELDS, Paper
 from recommender.corpus.loaders.records import CorpusError, LoadResult, Problem, RawRecord, RecordError, shown, type_name
+from recommender.paper import CORE_FIELDS, Paper
 
 WHOLE_NUMBER_RE = re.compile(r"^\s*[+-]?\d+\s*$")
 MAX_LISTED_REFS = 5

@@ -19,8 +19,8 @@ from typing import Any, Iterator
 from tqdm import tqdm
 
 from recommender.corpus.bibtex import latex_text
-from recommender.corpus.loaders.files import open_binary
 from recommender.corpus.identifiers import normalize_doi
+from recommender.corpus.loaders.files import open_binary
 from recommender.corpus.sources.corpus_file import ReferenceCount, Summary, write_corpus
 from recommender.corpus.sources.errors import SourceError
 

@@ -16,15 +16,15 @@ from typing import Any
 
 from tqdm import tqdm
 
+from recommender.corpus.sources.arxiv_snapshot import entry_year
+from recommender.corpus.sources.corpus_file import ReferenceCount, Summary, write_corpus
+from recommender.corpus.sources.errors import SourceError
+from recommender.corpus.sources.pdf_front import read_front_matter
 from recommender.documents.errors import DocumentError
 from recommender.documents.read import read_document
 from recommender.paper import Paper
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import ReferenceItem
-from recommender.corpus.sources.arxiv_snapshot import entry_year
-from recommender.corpus.sources.corpus_file import ReferenceCount, Summary, write_corpus
-from recommender.corpus.sources.errors import SourceError
-from recommender.corpus.sources.pdf_front import read_front_matter
 
 SHOWN_SKIPS = 20
 

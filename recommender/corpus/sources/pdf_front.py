@@ -14,9 +14,9 @@ import io
 import re
 from dataclasses import dataclass, field
 
+from recommender.corpus.identifiers import normalize_doi, normalize_title
 from recommender.documents.model import Document
 from recommender.documents.pdf import Line, reading_order
-from recommender.corpus.identifiers import normalize_doi, normalize_title
 
 MAX_BYLINE_LINES = 8  # lines after the title that may still name authors
 MAX_AUTHORS = 60

@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.corpus.identifiers import normalize_doi
+from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.corpus.sources.corpus_file import ReferenceCount, Summary, write_corpus
 from recommender.corpus.sources.errors import SourceError
 
