@@ -1,7 +1,7 @@
 """Completion round trip of the citation language server, warm, against the engine called directly.
 
     python -m bench.lsp_latency --index .index/demo
-    python -m bench.lsp_latency --index IDX/acm-full --queries ../shared/data/acm-cr/queries.jsonl.gz --limit 300
+    python -m bench.lsp_latency --index IDX/acm-full --queries ../shared/data/acm-cr/queries.jsonl.gz
 
 The real server (`python -m recommender lsp`) runs as a subprocess and is driven over stdio as an editor would:
 one document whose text is replaced for each query (didChange), then a completion request at the citation; the
@@ -11,10 +11,10 @@ citing_abstract; default: the 80 English passages of bench/data/crosslang): the 
 passage with `\\cite{` (or `[@`) at its first [CIT] (its other [CIT]s left out). A few other queries warm the
 server first; every timed query is new to it, so no answer comes from a cache.
 
-Then, the server closed, the same index is loaded in this process and asked directly, twice per query: with
-the query the server built (`context.citation_query` on the same text: the top 10 must be the server's, item for item), and with the
-query `evaluate` builds from the row (title, abstract, the passage with its one [CIT]: the top 10 agree unless
-reading the draft's markup changed the words). Writes bench/results/lsp_latency-INDEX.json.
+Then, the server closed, the same index is loaded in this process and asked directly, twice per query: with the
+query the server built (`context.citation_query` on the same text: the top 10 must be the server's, item for
+item), and with the query `evaluate` builds from the row (title, abstract, the passage with its one [CIT]: the
+top 10 agree unless reading the draft's markup changed the words). Writes bench/results/lsp_latency-INDEX.json.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import machine
-from bench.paths import RESULTS, need, write_json
+from bench.paths import RESULTS, ROOT, need, write_json
 from recommender.pipeline.recommender import Recommender
 from recommender.query import MARK_RE, Query
 from recommender.serve.context import citation_query
@@ -132,22 +132,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"server: {percentiles(times)}", flush=True)
 
     recommender = Recommender.load(index)
-    recommender.recommend(citation_query(*draft(warm_rows[0], args.format), k=K))  # warm
+    def ask(query: Query) -> tuple[list[str], float]:
+        started = time.perf_counter()
+        answer = [r.paper_id for r in recommender.recommend(query)]
+        return answer, time.perf_counter() - started
+
+    for row in warm_rows:  # warmed as the server was
+        ask(citation_query(*draft(row, args.format), k=K))
     direct_load = machine.load()
     direct_times, same, same_as_evaluate, overlap = [], 0, 0, []
     for (text, offset), row, papers in zip(drafts, rows, offered):
-        query = citation_query(text, offset, k=K)
-        started = time.perf_counter()
-        direct = [r.paper_id for r in recommender.recommend(query)]
-        direct_times.append(time.perf_counter() - started)
+        direct, elapsed = ask(citation_query(text, offset, k=K))
+        direct_times.append(elapsed)
         same += direct == papers
-        local = [r.paper_id for r in recommender.recommend(Query(
-            title=row.get("citing_title") or "", abstract=row.get("citing_abstract") or "",
-            context=one_mark(row["context"]), k=K))]
+        local, _ = ask(Query(title=row.get("citing_title") or "", abstract=row.get("citing_abstract") or "",
+                             context=one_mark(row["context"]), k=K))
         same_as_evaluate += local == papers
         overlap.append(len(set(local) & set(papers)) / max(len(local), 1))
     report = {
-        "index": str(index), "queries": args.queries or str(CROSSLANG), "format": args.format,
+        "index": str(index), "queries": args.queries or str(CROSSLANG.relative_to(ROOT)), "format": args.format,
         "completions": len(times), "machine": machine.line(before), "load_direct": direct_load,
         "load_after": machine.load(),
         "server_round_trip": percentiles(times), "engine_direct": percentiles(direct_times),

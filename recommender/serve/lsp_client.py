@@ -179,6 +179,7 @@ class StdioClient:
             try:
                 self.request(types.SHUTDOWN, None, timeout=10)
                 self.notify(types.EXIT, None)
+                self.process.stdin.close()
                 self.process.wait(timeout=10)
             except (ServerError, OSError, subprocess.TimeoutExpired):
                 self.process.kill()
