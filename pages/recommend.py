@@ -18,6 +18,7 @@ from recommender.query import Query
 MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300
 GLOSS_WORDS_SHOWN = 30  # of a non-English query's English reading, in the language note
+DEFAULT_K = 10
 
 
 def apply_deep_link() -> bool:
@@ -90,9 +91,12 @@ def query_form(directory: str) -> bool:
                              persist_state="session",
                              help="Detect: passage mode when the text contains [CIT], else title + abstract.")
         k_col, div_col = st.columns(2)
-        k_col.slider("Results", 5, 50, 10, step=5, key="q_k", persist_state="session")
-        div_col.slider("Author diversity", 0.0, 2.0, DEFAULT_DIVERSITY, step=0.1, key="q_diversity",
-                       persist_state="session",
+        # defaults through the session state, not the widgets: a deep link sets both (a widget given a default
+        # and a value set in the session state makes Streamlit log a warning with a stack trace)
+        st.session_state.setdefault("q_k", DEFAULT_K)
+        st.session_state.setdefault("q_diversity", DEFAULT_DIVERSITY)
+        k_col.slider("Results", 5, 50, step=5, key="q_k", persist_state="session")
+        div_col.slider("Author diversity", 0.0, 2.0, step=0.1, key="q_diversity", persist_state="session",
                        help="0 = plain ranking (the default); higher values spread the results over more authors, "
                             "at a cost: on ACM-CR dev, 0.1 lowered nDCG@10 by 1% on passages and 2% on drafts, "
                             "0.3 by 1.8–2.8%.")
@@ -126,7 +130,7 @@ def run_query(directory: str) -> None:
     low, high = st.session_state.get("q_years") or (None, None)
     years, _ = filter_choices(directory, engines.version_of(directory))
     prepared = prepare(st.session_state.get("q_title", ""), st.session_state.get("q_text", ""),
-                       st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", 10),
+                       st.session_state.get("q_mode") or "auto", k=st.session_state.get("q_k", DEFAULT_K),
                        diversity=st.session_state.get("q_diversity", DEFAULT_DIVERSITY),
                        venues=list(st.session_state.get("q_venues") or []),
                        authors=split_authors(st.session_state.get("q_authors", "")),

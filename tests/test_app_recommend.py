@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import logging
 import re
 
 import bibtexparser
@@ -64,6 +65,27 @@ def test_a_deep_link_fills_the_form_and_runs_the_query(app_env):
     assert at.query_params["title"] == TITLE and at.query_params["k"] == "20"  # the URL can be shared
     at = open_app(title=TITLE, k="many")
     assert "not a number" in at.warning[0].value and len(result_titles(at)) == 10
+
+
+def test_a_deep_link_with_k_and_diversity_logs_no_widget_warning(app_env, monkeypatch):
+    """The link's k and diversity go into the session state; sliders that also had defaults of their own made
+    Streamlit log "created with a default value but also had its value set via the Session State API" with a
+    stack trace (once per server process, on the first shared link or "More like this")."""
+    from streamlit.elements.lib import policies
+
+    logged = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)  # logged once per process
+    policies._LOGGER.addHandler(handler)
+    try:
+        at = open_app(title=TITLE, abstract=ABSTRACT, k="20", diversity="0.5")
+    finally:
+        policies._LOGGER.removeHandler(handler)
+    assert len(result_titles(at)) == 20 and at.slider(key="q_diversity").value == 0.5
+    assert not [m for m in logged if "default value" in m], logged
+    at = open_app()
+    assert at.slider(key="q_k").value == 10 and at.slider(key="q_diversity").value == 0.0  # the defaults
 
 
 def test_more_like_this_leaves_the_paper_itself_out_until_the_title_is_changed(app_env):
