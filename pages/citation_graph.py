@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import access, cards, engines, markdown
+from pages.ui import access, active_index, cards, engines, markdown
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.paper import Paper
 from recommender.store.index import Index
@@ -96,9 +96,12 @@ def works_list(index: Index, works: list[tuple[int, int]], verb: str, total: int
 
 
 access.require()
+# the session's corpus first: one deleted meanwhile (by another session on the same builds address, or by the
+# clean-up) gives way to the default and drops its results, which name a folder that is gone
+directory = active_index.active_index_dir()
 st.title("Citation graph")
 results = st.session_state.get("results")
-if not results or not results["recs"]:
+if not results or not results["recs"] or results["directory"] != directory:
     st.info("Run a query on the Recommend page first; this page draws its results.", icon="🕸️")
     st.page_link("pages/recommend.py", label="Go to Recommend", icon=":material/search:")
     st.stop()

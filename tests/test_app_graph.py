@@ -3,12 +3,13 @@ this", prior and derivative works; and in a real browser, labels that can be rea
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from support.app_helpers import open_app
+from support.app_helpers import ask, open_app
 from browser import HAS_CHROMIUM, chromium, serve, settle
 from recommender.store.index import Index
 from workspace.contrast import contrast, rgb
@@ -70,6 +71,22 @@ def test_a_picked_paper_shows_its_card_and_more_like_this_asks_for_it(app_env, s
     assert at.text_input(key="q_title").value == third.title
     results = at.session_state["results"]
     assert results["recs"] and third.paper_id not in [r.paper_id for r in results["recs"]]  # only papers like it
+
+
+def test_results_of_a_corpus_deleted_meanwhile_give_way_to_the_default(app_env, small_index, tmp_path):
+    """Another session on the same builds address (or the clean-up) deletes the corpus this session's results came
+    from: the page falls back like the others do, instead of failing on the folder that is gone."""
+    mine = tmp_path / "mine"
+    shutil.copytree(small_index, mine)
+    at = open_app()
+    at.session_state["corpus_dir"] = str(mine)
+    at = ask(at, TITLE, ABSTRACT)
+    assert at.session_state["results"]["directory"] == str(mine)
+    shutil.rmtree(mine)
+    at.switch_page(GRAPH).run()
+    assert not at.exception, at.exception
+    assert any("Run a query on the Recommend page first" in i.value for i in at.info)
+    assert "results" not in at.session_state
 
 
 # --------------------------------------------------------------------------- in a real browser
