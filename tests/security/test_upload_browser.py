@@ -75,7 +75,7 @@ def shown(page, text: str, timeout_s: float) -> None:
     from playwright.sync_api import TimeoutError
 
     try:
-        page.get_by_text(text).first.wait_for(timeout=timeout_s * 1000)
+        page.get_by_text(text).filter(visible=True).first.wait_for(timeout=timeout_s * 1000)
     except TimeoutError:
         pytest.fail(f"{text!r} not shown within {timeout_s} s; the page shows:\n{page.inner_text('body')[-3000:]}")
 
