@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -197,6 +198,15 @@ def cmd_contexts(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from recommender.serve.http import TOKEN_ENV, Settings, serve
+
+    settings = Settings(token=args.token or os.environ.get(TOKEN_ENV, ""), cors_origins=tuple(args.cors_origin),
+                        max_body=args.max_body, rate_limit=args.rate_limit, threads=args.threads)
+    serve(args.index, host=args.host, port=args.port, settings=settings, backend=args.backend)
+    return 0
+
+
 def cmd_review(args) -> int:
     from recommender.documents.read import read_document
     from recommender.pipeline.recommender import Recommender
@@ -320,6 +330,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_includes_option(p)
     add_backend_option(p)
     p.set_defaults(run=cmd_review)
+
+    p = sub.add_parser("serve", help="HTTP API for editor plugins and scripts (OpenAPI at /docs)")
+    p.add_argument("--index", required=True)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--token", default="", help="bearer token every request must carry (default: the "
+                                               "CITREC_API_TOKEN environment variable, which keeps it out of ps)")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a web origin whose pages may call the API, e.g. https://www.overleaf.com (repeatable)")
+    p.add_argument("--max-body", type=int, default=2 * 1024 * 1024, metavar="BYTES",
+                   help="largest request body (default 2 MiB; /review takes a document at the upload limit)")
+    p.add_argument("--rate-limit", type=int, default=300, metavar="N", help="requests a minute per client "
+                                                                             "address (default 300; 0: no limit)")
+    p.add_argument("--threads", type=int, default=4, help="requests the engine answers at once (default 4)")
+    add_backend_option(p)
+    p.set_defaults(run=cmd_serve)
 
     p = sub.add_parser("evaluate", help="compare pipeline variants on a query set")
     p.add_argument("--index", required=True)
