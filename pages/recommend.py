@@ -9,6 +9,7 @@ import streamlit as st
 
 from pages.ui import access, active_index, cards, engines
 from pages.ui.export_panel import export_panel
+from pages.ui.markdown import plain
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.pipeline import confidence
 from recommender.pipeline.language import corpus_languages
@@ -103,6 +104,9 @@ def query_form(directory: str) -> bool:
         if len(years) > 1:
             st.slider("Years", years[0], years[-1], (years[0], years[-1]), key="q_years", persist_state="session")
         st.multiselect("Venues", venues, key="q_venues", persist_state="session", placeholder="All venues")
+        st.toggle("Show retracted papers", key="q_retracted", persist_state="session",
+                  help="Retracted papers (flagged in the corpus, or by the imported Retraction Watch data) are left "
+                       "out by default; shown, each is marked.")
         return st.form_submit_button("Recommend", type="primary", icon=":material/search:")
 
 
@@ -141,11 +145,12 @@ def run_query(directory: str) -> None:
         st.session_state.pop("results", None)
         return
     started = time.perf_counter()
-    recs, papers, language, matches = answer(directory, engines.version_of(directory), prepared.query,
-                                             engines.recommender(directory))
+    show_retracted = bool(st.session_state.get("q_retracted"))
+    recs, papers, language, matches, left_out = answer(directory, engines.version_of(directory), prepared.query,
+                                                       engines.recommender(directory), show_retracted)
     st.session_state["results"] = {"directory": directory, "mode": prepared.mode, "notices": prepared.notices,
                                    "language": language, "recs": recs, "papers": papers, "matches": matches,
-                                   "seconds": time.perf_counter() - started}
+                                   "seconds": time.perf_counter() - started, "left_out": left_out}
     share_link(prepared.query)
 
 
@@ -158,15 +163,25 @@ def liked_paper() -> set[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl="1h")
-def answer(directory: str, version: str, query: Query, _engine) -> tuple[list, list, str, confidence.MatchReport]:
-    """Recommendations, their papers, the language note and how close each paper is, for a query on one
-    version of a corpus.
+def answer(directory: str, version: str, query: Query, _engine,
+           show_retracted: bool = False) -> tuple[list, list, str, confidence.MatchReport, list[str]]:
+    """Recommendations, their papers, the language note, how close each paper is, and the titles of retracted
+    papers left out, for a query on one version of a corpus.
 
     Sessions asking the same (a link sent round the lab) share one computation; each gets its own copy.
     """
-    result = _engine.recommend(query)
+    result = _engine.recommend(query, show_retracted=show_retracted)
+    index = _engine.index
+    left_out = [index.titles[index.position[pid]] for pid in result.left_out]
     return (result.recommendations, result.papers, language_note(result.route, directory),
-            confidence.assess(_engine, query, result))
+            confidence.assess(_engine, query, result), left_out)
+
+
+def retracted_notice(titles: list[str]) -> str:
+    """What the page says of the retracted papers it left out."""
+    shown = "; ".join(f"“{plain(title)}”" for title in titles[:3]) + (" …" if len(titles) > 3 else "")
+    return (f"{len(titles)} retracted paper{' was' if len(titles) == 1 else 's were'} left out of these results: "
+            f"{shown}. Turn on **Show retracted papers** to see {'it' if len(titles) == 1 else 'them'}, marked.")
 
 
 def weak_match_notice(matches: confidence.MatchReport) -> str:
@@ -193,7 +208,11 @@ def show_results(results: dict) -> None:
     st.subheader(f"{len(recs)} nearest papers (weak match)" if matches.weak else f"{len(recs)} recommendations")
     st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
     st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
+    if results.get("left_out"):
+        st.info(retracted_notice(results["left_out"]), icon=":material/block:")
     for rec, paper, match in zip(recs, papers, matches.matches):
+        if rec.retraction:
+            st.error(f"**Retracted** · {plain(rec.retraction)}", icon=":material/block:")
         cards.result_card(rec, paper, match, select_key=f"sel:{rec.paper_id}")
     with st.sidebar:
         selected = [p for p in papers if st.session_state.get(f"sel:{p.id}")]

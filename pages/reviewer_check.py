@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages.ui import access, active_index, cards, draft_review, engines
 from recommender.pipeline.user_input import MAX_TEXT_CHARS, MAX_TITLE_CHARS, clip
+from recommender.references.run import summary
 from recommender.references.text import decode_reference_bytes
 from recommender.review.abstract import parse_references
 
@@ -34,9 +35,11 @@ def run_check(directory: str, upload) -> None:
         return
     with st.spinner("Checking the references…"):
         report = engines.reviewer(directory).review(title, abstract, references, k=st.session_state["rv_k"])
+        checks = engines.document_reviewer(directory).check_references(references)
     index = engines.index(directory)
     papers = index.papers([index.position[m.recommendation.paper_id] for m in report.missing])
-    st.session_state["review"] = {"directory": directory, "report": report, "papers": papers, "notices": notices}
+    st.session_state["review"] = {"directory": directory, "report": report, "papers": papers, "notices": notices,
+                                  "checks": checks}
 
 
 def show_report(review: dict) -> None:
@@ -55,6 +58,17 @@ def show_report(review: dict) -> None:
     with st.expander(f"Already cited: {len(report.cited)} corpus papers"):
         for pid in sorted(report.cited, key=lambda p: index.titles[index.position[p]]):
             st.text(index.titles[index.position[pid]])
+    checks = review.get("checks") or []
+    if checks:
+        counts = summary(checks)
+        flagged = sum(counts[v] for v in ("details differ", "not found", "retracted"))
+        label = "Reference check: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        with st.expander(label, expanded=counts["retracted"] > 0, icon=":material/fact_check:" if not flagged
+                         else ":material/flag:"):
+            st.caption("Flags are leads to check, not verdicts. Whole drafts get a filter by verdict in the "
+                       "Whole draft tab.")
+            for number, (item, check) in enumerate(zip(report.references, checks), start=1):
+                draft_review.reference_card(number, item, check)
     if report.unmatched:
         with st.expander(f"References not in the corpus: {len(report.unmatched)}"):
             for item in report.unmatched:

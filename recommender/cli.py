@@ -215,7 +215,12 @@ def cmd_review(args) -> int:
     references = Path(args.references).read_text(encoding="utf-8", errors="replace") if args.references else None
     document = read_document(Path(args.document), Path(args.document).name, bib=references,
                              includes_outside=args.includes_outside)
-    report = DocumentReviewer(Recommender.load(args.index, args.backend)).review(document, place_k=args.k)
+    online = []
+    if args.online:
+        from recommender.references.run import sources
+        online = sources(online=True, mailto=args.mailto)
+    report = DocumentReviewer(Recommender.load(args.index, args.backend)).review(document, place_k=args.k,
+                                                                                 online=online)
     text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
     if args.json == "-":
         print(text)
@@ -224,6 +229,44 @@ def cmd_review(args) -> int:
         Path(args.json).write_text(text, encoding="utf-8")
         print(f"review written to {args.json}", file=sys.stderr)
     print(format_review(report))
+    return 0
+
+
+def cmd_check_refs(args) -> int:
+    from recommender.references.check import check_references
+    from recommender.references.retractions import RetractionStore
+    from recommender.references.run import format_checks, read_reference_file, sources, to_json
+
+    items = read_reference_file(Path(args.file), includes_outside=args.includes_outside)
+    index = None
+    if args.index:
+        from recommender.store.index import Index
+        index = Index.load(args.index)
+    asked = sources(index, online=args.online, mailto=args.mailto, budget_s=args.budget)
+    store = RetractionStore.open(args.store)
+    checks = check_references(items, asked, store, budget_s=args.budget)
+    searched = [source.name for source in asked] + (["Retraction Watch (imported)"] if store else [])
+    if args.json:
+        print(json.dumps(to_json(items, checks, searched), ensure_ascii=False, indent=1))
+    else:
+        print(format_checks(items, checks, searched))
+    return 0
+
+
+def cmd_retractions(args) -> int:
+    from recommender.references.retractions import RetractionStore, default_store_path, import_csv
+
+    if args.action == "import":
+        if not args.file:
+            raise ValueError("give the Retraction Watch CSV to import: python -m recommender retractions import FILE")
+        print(import_csv(Path(args.file), args.store).describe())
+        return 0
+    store = RetractionStore.open(args.store)
+    if store is None:
+        raise FileNotFoundError(f"nothing imported at {args.store or default_store_path()}: run "
+                                "python -m recommender retractions import FILE")
+    for key, value in store.info().items():
+        print(f"{key}: {value}")
     return 0
 
 
@@ -255,6 +298,13 @@ def format_review(report) -> str:
     lines.append(f"{safe(doc.title) or '(untitled)'}: {len(doc.passages)} passages, {len(report.places)} citation "
                  f"places, {found} of {len(doc.references)} references found in the corpus")
     lines += [f"note: {safe(notice, TEXT_CHARS)}" for notice in report.notices]
+    if report.checks:
+        from recommender.references.run import summary
+        counts = summary(report.checks)
+        lines.append("reference check: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+                     + " (check-refs for the details; flags are leads to check, not verdicts)")
+        lines += [f"   {check.verdict.upper()}: {safe(item.title or item.raw, TEXT_CHARS)}"
+                  for item, check in zip(doc.references, report.checks) if check.verdict in ("retracted",)]
     for place in report.places:
         if not place.suggestions:
             continue
@@ -327,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--references", help="a .bib or reference list to use instead of the document's own")
     p.add_argument("-k", type=int, default=5, help="suggestions per citation place")
     p.add_argument("--json", metavar="OUT", help="write the review as JSON to OUT ('-': standard output)")
+    p.add_argument("--online", action="store_true", help="the reference check also asks OpenAlex and Crossref")
+    p.add_argument("--mailto", help="your e-mail for the APIs' polite pools (default: $OPENALEX_MAILTO)")
     add_includes_option(p)
     add_backend_option(p)
     p.set_defaults(run=cmd_review)
@@ -391,6 +443,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--segment-rows", type=int, default=0, help="flush every N papers (0: once at the end)")
     p.add_argument("--no-tuned", action="store_true", help="leave out the citation-tuned vectors of a trained index")
     p.set_defaults(run=cmd_milvus_load)
+
+    p = sub.add_parser("check-refs", help="check every reference of a .bib, a reference list or a document: "
+                                          "verified, details differ, not found, retracted or not checked",
+                       description="Check each reference against the corpus (--index), the imported Retraction "
+                                   "Watch data (see `retractions`) and, with --online, OpenAlex and Crossref. "
+                                   "Flags are leads to check, not verdicts.")
+    p.add_argument("file", help=".bib, a reference list (.txt), or a document review reads (PDF, LaTeX, DOCX, ...)")
+    p.add_argument("--index", help="the corpus to check against first (offline)")
+    p.add_argument("--online", action="store_true", help="also ask OpenAlex and Crossref (cached on disk)")
+    p.add_argument("--mailto", help="your e-mail for the APIs' polite pools (default: $OPENALEX_MAILTO)")
+    p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
+                   help="time the online sources may take for the whole file (default 60)")
+    p.add_argument("--store", help="the retraction store (default: $CITREC_RETRACTIONS, else "
+                                   "$XDG_DATA_HOME/citrec/retractions.sqlite)")
+    p.add_argument("--json", action="store_true", help="the verdicts as JSON on standard output")
+    add_includes_option(p)
+    p.set_defaults(run=cmd_check_refs)
+
+    p = sub.add_parser("retractions", help="import the Retraction Watch data file, checked offline afterwards",
+                       description="`import FILE` reads the Retraction Watch CSV (published openly by Crossref: "
+                                   "https://gitlab.com/crossref/retraction-watch-data) into a local SQLite store, "
+                                   "replacing what it held; `info` says what the store holds. The store is "
+                                   "--store FILE, else $CITREC_RETRACTIONS, else $XDG_DATA_HOME/citrec/"
+                                   "retractions.sqlite (~/.local/share/citrec/retractions.sqlite).")
+    p.add_argument("action", choices=["import", "info"])
+    p.add_argument("file", nargs="?", help="the CSV to import")
+    p.add_argument("--store", help="the store's file (see above)")
+    p.set_defaults(run=cmd_retractions)
 
     p = sub.add_parser("lsp", help="citation language server over stdio, for LaTeX and Markdown in any LSP editor")
     p.add_argument("--index", required=True)

@@ -103,6 +103,7 @@ class Ranking:
     route: Route
     features: np.ndarray | None = None  # learned rerank: the model's feature rows, in final order
     fits: dict[int, str] = field(default_factory=dict)  # position -> the citing sentence of a paragraph it fits best
+    left_out: list[int] = field(default_factory=list)  # retracted papers passed over that would have been listed
 
 
 @dataclass
@@ -119,6 +120,7 @@ class Recommendation:
     explanation: str
     doi: str = ""
     rank: int = 0
+    retraction: str = ""  # the mark of a retracted paper (shown only on request; `pipeline.retracted`)
 
     @classmethod
     def of(cls, paper: Paper, rank: int, score: float, components: dict[str, float],
@@ -138,6 +140,7 @@ class RecommendResult:
     recommendations: list[Recommendation]
     route: Route
     papers: list[Paper]
+    left_out: list[str] = field(default_factory=list)  # ids of retracted papers left out of the list
 
     def __iter__(self):
         return iter(self.recommendations)

@@ -84,7 +84,9 @@ def test_missing_papers_point_into_the_document(report):
 def test_json_has_the_fixed_keys(report):
     data = json.loads(json.dumps(report.to_dict()))
     assert {"title", "abstract", "references", "places", "uncited", "missing"} <= set(data)
-    assert data["references"][0] == {"text": report.document.references[0].raw, "paper_id": "cite0"}
+    assert data["references"][0]["text"] == report.document.references[0].raw
+    assert data["references"][0]["paper_id"] == "cite0"
+    assert data["references"][0]["check"]["verdict"] == "verified"  # the reference check (issue 28)
     place = data["places"][1]
     assert {"line", "context", "marker", "recommendations"} <= set(place)
     assert set(place["recommendations"][0]) == {"paper_id", "title", "score"}

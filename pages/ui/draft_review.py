@@ -3,16 +3,21 @@ uncited claims flagged with their suggestions, missing papers listed with their 
 a LaTeX draft's placeholders filled and its accepted claims cited after their sentences."""
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
-from pages.ui import cards, engines, markdown, progress
+from pages.ui import access, cards, engines, markdown, progress
 from pages.ui.export_panel import export_panel
+from pages.ui.shelves import settings
 from recommender.corpus.export import citation_keys
 from recommender.documents.fill import cite_after_sentences, fill_placeholders
 from recommender.documents.read import read_document
 from recommender.paper import Paper
 from recommender.query import CITATION_MARK
 from recommender.review.abstract import parse_warnings
+from recommender.references.check import VERDICTS
+from recommender.references.run import ONLINE_ENV, sources
 from recommender.review.document import DocumentReview, MissingPaper, Place, Suggestion, UncitedClaim
 
 UPLOAD_TYPES = ["pdf", "tex", "zip", "gz", "tgz", "tar", "docx", "md", "txt"]
@@ -27,12 +32,31 @@ def render(directory: str) -> None:
         bib = st.file_uploader("Its BibTeX file (optional; for a .tex draft)", type=["bib"], key="dr_bib")
         st.text_area("…or paste the draft's text. Mark places that need a citation with [CIT].", key="dr_text",
                      height=150, persist_state="session")
+        if online_allowed():
+            st.toggle("Also check the references online (OpenAlex, Crossref)", key="dr_online",
+                      persist_state="session", help="The references the corpus cannot settle are looked up in "
+                      "OpenAlex and Crossref (their titles, DOIs and arXiv ids leave this machine; answers are "
+                      "cached). Off: only the corpus and the imported Retraction Watch data are asked.")
         go = st.form_submit_button("Review the draft", type="primary", icon=":material/rate_review:")
     if go:
         run_review(directory, upload, bib)
     review = st.session_state.get("draft_review")
     if review and review["directory"] == directory:
         show(review["report"], directory)
+
+
+def online_allowed() -> bool:
+    """Whether the page offers the online reference check: on one's own machine (an open app) yes; on a lab
+    server (a login) only when its operator turns it on (`[citrec] reference_check_online = true` in
+    .streamlit/secrets.toml, or CITREC_REFERENCE_CHECK_ONLINE=1)."""
+    if os.environ.get(ONLINE_ENV) == "1" or settings().get("reference_check_online"):
+        return True
+    return access.method() == "open"
+
+
+def online_sources() -> list:
+    """OpenAlex and Crossref for one review, with the e-mail the operator set (`[citrec] mailto`)."""
+    return sources(online=True, mailto=settings().get("mailto") or None)
 
 
 def run_review(directory: str, upload, bib) -> None:
@@ -51,8 +75,9 @@ def run_review(directory: str, upload, bib) -> None:
         st.session_state.pop("draft_review", None)
         st.error(str(exc), icon="🚫")
         return
+    online = online_allowed() and bool(st.session_state.get("dr_online"))
     with progress.bar("Reviewing the draft…"):
-        report = engines.document_reviewer(directory).review(document)
+        report = engines.document_reviewer(directory).review(document, online=online_sources() if online else [])
     for key in [k for k in st.session_state if str(k).startswith("dr_accept_")]:
         del st.session_state[key]  # a new review starts with nothing accepted
     st.session_state["draft_review"] = {"directory": directory, "report": report}
@@ -213,13 +238,55 @@ def evidence_line(paper: MissingPaper) -> str:
     return " · ".join(parts + ([f"near {near}"] if near else []))
 
 
+VERDICT_LOOKS = {  # verdict -> (badge colour, icon)
+    "verified": ("green", ":material/check_circle:"), "details differ": ("orange", ":material/difference:"),
+    "not found": ("violet", ":material/search_off:"), "retracted": ("red", ":material/block:"),
+    "not checked": ("gray", ":material/help:"),
+}
+
+
 def show_references(report: DocumentReview, directory: str) -> None:
-    index = engines.index(directory)
-    for item, pid in zip(report.document.references, report.matches):
-        found = f"✓ {index.titles[index.position[pid]]}" if pid else "not in the corpus"
-        st.markdown(f":small[{markdown.plain(item.raw[:300])} — **{markdown.plain(found)}**]")
-    if not report.document.references:
+    """Each reference with the reference check's verdict and its evidence (the fields that differ with the record's
+    values, the record, what was searched), filtered by verdict."""
+    references, checks = report.document.references, report.checks
+    if not references:
         st.caption("No reference list was found in the draft.")
+        return
+    if not checks:  # a review made before the check existed: the corpus match only
+        index = engines.index(directory)
+        for item, pid in zip(references, report.matches):
+            found = f"✓ {index.titles[index.position[pid]]}" if pid else "not in the corpus"
+            st.markdown(f":small[{markdown.plain(item.raw[:300])} — **{markdown.plain(found)}**]")
+        return
+    counts = {verdict: sum(check.verdict == verdict for check in checks) for verdict in VERDICTS}
+    st.caption("Each reference checked against " + ", ".join(dict.fromkeys(
+        name for check in checks for name in check.searched)) + ". Flags are leads to check, not verdicts: a "
+        "reference that differs or was not found is usually a slip, or a work these sources do not hold.")
+    present = [verdict for verdict in VERDICTS if counts[verdict]]
+    shown = st.pills("Show", present, selection_mode="multi", default=present, key="dr_verdicts",
+                     format_func=lambda verdict: f"{verdict} ({counts[verdict]})")
+    for number, (item, check) in enumerate(zip(references, checks), start=1):
+        if check.verdict in (shown or []):
+            reference_card(number, item, check)
+
+
+def reference_card(number: int, item, check) -> None:
+    colour, icon = VERDICT_LOOKS[check.verdict]
+    with st.container(border=True):
+        label = item.key or str(item.number or number)
+        st.markdown(f":{colour}-badge[{icon} {check.verdict}] :small[[{markdown.plain(label)}] "
+                    f"{markdown.plain(item.raw[:400])}]")
+        if check.differences:
+            rows = "".join(f"| {markdown.plain(name)} | {markdown.plain(cited)} | {markdown.plain(found)} |\n"
+                           for name, (cited, found) in check.differences.items())
+            st.markdown("| field | the reference says | the record says |\n| --- | --- | --- |\n" + rows)
+        record = check.record
+        if record is not None and check.verdict != "verified":
+            link = f" · [{markdown.plain(record.url)}]({record.url})" if record.url.startswith("https://") else ""
+            st.caption(markdown.plain(f"Record ({record.source}): {record.title} — {', '.join(record.authors[:4])}"
+                                      f"{' et al.' if len(record.authors) > 4 else ''} ({record.year or 'n.d.'}) "
+                                      f"{record.venue}") + link)
+        st.caption(markdown.plain(check.note))
 
 
 def accepted(report: DocumentReview) -> tuple[list[str], list[list[str]], list[list[str]]]:
@@ -246,7 +313,8 @@ def show_export(report: DocumentReview, directory: str) -> None:
         st.caption("Tick the papers you accept (Document and Likely missing tabs) to export them.")
         return
     index = engines.index(directory)
-    papers: list[Paper] = index.papers([index.position[pid] for pid in ids])
+    positions = [index.position[pid] for pid in ids]
+    papers: list[Paper] = engines.recommender(directory).retracted.mark(index.papers(positions), positions)
     st.write(f"Accepted: {len(papers)} paper{'' if len(papers) == 1 else 's'}")
     export_panel(papers, None, key="dr_export", formats=EXPORTS)
     if report.document.kind == "latex" and report.document.source_text:

@@ -2,7 +2,8 @@
 
 Entry types follow `publication_kind` (conference paper, journal article, arXiv preprint, ...); DOI, arXiv id
 and URL are written when known; a summary that is not the published abstract (the demo corpus's, marked by
-`summary_source`) goes into a note, never into `abstract`.
+`summary_source`) goes into a note, never into `abstract`; so does the mark of a retracted paper ("RETRACTED: ...",
+from `extra["retraction"]` or the record's `is_retracted` flag).
 """
 from __future__ import annotations
 
@@ -135,6 +136,19 @@ def _summary_note(paper: Paper) -> str:
     return f"Summary (source: {source}), not the published abstract: {paper.abstract}"
 
 
+def _retraction_note(paper: Paper) -> str:
+    """"RETRACTED: ..." for a retracted paper: its mark (`pipeline.retracted`), or the corpus record's flag."""
+    mark = str(paper.extra.get("retraction") or "")
+    if not mark and paper.extra.get("is_retracted") is True:
+        mark = "flagged as retracted in the corpus record"
+    return f"RETRACTED: {mark}" if mark else ""
+
+
+def _note(paper: Paper) -> str:
+    """The entry's note: a retraction first, then a summary that is not the published abstract."""
+    return " ".join(part for part in (_retraction_note(paper), _summary_note(paper)) if part)
+
+
 def _published_abstract(paper: Paper) -> str:
     return "" if paper.extra.get("summary_source") else paper.abstract
 
@@ -228,7 +242,7 @@ def to_bibtex(papers: Sequence[Paper]) -> str:
                  (("doi", paper.doi), ("eprint", arxiv), ("archivePrefix", "arXiv" if arxiv else ""),
                   ("url", _url(paper))) if value]
         text += [(name, _bibtex_escape(value)) for name, value in
-                 (("abstract", _published_abstract(paper)), ("note", _summary_note(paper)),
+                 (("abstract", _published_abstract(paper)), ("note", _note(paper)),
                   ("keywords", ", ".join(_keywords(paper)))) if value]
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in text)
         entries.append(f"@{entry_type}{{{key},\n{body}\n}}\n")
@@ -250,7 +264,7 @@ def to_ris(papers: Sequence[Paper]) -> str:
         tags += [("AU", ", ".join(p for p in reversed(split_name(a)) if p)) for a in paper.authors]
         tags += [("PY", paper.year), (venue_tag, paper.venue if _shows_venue(paper, kind) else ""),
                  ("DO", paper.doi), ("UR", _url(paper)), ("AN", f"arXiv:{arxiv}" if arxiv else ""),
-                 ("AB", _published_abstract(paper)), ("N1", _summary_note(paper))]
+                 ("AB", _published_abstract(paper)), ("N1", _note(paper))]
         tags += [("KW", k) for k in _keywords(paper)]
         lines += [f"{tag}  - {' '.join(str(value).split())}" for tag, value in tags if value not in (None, "")]
         lines += ["ER  - ", ""]
@@ -278,7 +292,7 @@ def _csl_item(key: str, paper: Paper) -> dict[str, Any]:
     if kind == "preprint" and arxiv:  # how Zotero writes an arXiv preprint
         item.update({"publisher": "arXiv", "number": f"arXiv:{arxiv}"})
     for name, value in (("DOI", paper.doi), ("URL", _url(paper)), ("abstract", _published_abstract(paper)),
-                        ("note", _summary_note(paper)), ("keyword", ", ".join(_keywords(paper)))):
+                        ("note", _note(paper)), ("keyword", ", ".join(_keywords(paper)))):
         if value:
             item[name] = value
     return item
@@ -325,7 +339,7 @@ def to_csv(papers: Sequence[Paper]) -> str:
     for key, paper in zip(citation_keys(papers), papers):
         row = [key, paper.id, publication_kind(paper), paper.title, "; ".join(paper.authors), paper.year,
                paper.venue, paper.doi, arxiv_id(paper), _url(paper), _published_abstract(paper),
-               _summary_note(paper), "; ".join(_keywords(paper))]
+               _note(paper), "; ".join(_keywords(paper))]
         writer.writerow([spreadsheet_safe(cell) for cell in row])
     return out.getvalue()
 

@@ -26,6 +26,7 @@ from recommender.pipeline.learned import EncoderHead, Reranker, load_head, load_
 from recommender.pipeline.local_features import LocalFeatureExtractor
 from recommender.pipeline.pool import CandidatePool, gather
 from recommender.pipeline.prepare import QueryPreparer
+from recommender.pipeline.retracted import RetractedPapers
 from recommender.pipeline.retrieve import dense_retrievers
 from recommender.pipeline.select import diverse_order
 from recommender.query import Query, Ranking, RecommendResult, Recommendation, Route
@@ -45,8 +46,13 @@ class Recommender:
     the stages it runs are its own: callers use its methods."""
 
     def __init__(self, index: Index, *, head: EncoderHead | None = None, reranker: Reranker | None = None,
-                 encoder=None, backend: Backend | str | None = None, local_reranker: Reranker | None = None):
+                 encoder=None, backend: Backend | str | None = None, local_reranker: Reranker | None = None,
+                 retracted: RetractedPapers | None = None):
         self.index, self.head, self.reranker, self.local_reranker = index, head, reranker, local_reranker
+        # retracted papers (`retracted.py`) are left out of every answer unless `show_retracted` (or the call's own
+        # `show_retracted`) says otherwise
+        self.retracted = retracted or RetractedPapers(index)
+        self.show_retracted = False
         self.encoder = encoder or english_encoder(index.manifest["model"])  # the encoder that built the index
         self._queries = QueryPreparer(index, self.encoder, head)
         self._dense = dense_retrievers(index, head)
@@ -99,12 +105,15 @@ class Recommender:
             return local, self._local_features
         return (self.reranker, self._features) if self.reranker is not None else None
 
-    def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None) -> Ranking:
-        """The top k (default `query.k`) corpus positions in final order, with their score components."""
-        return self._rank(query, config, k, self._reranking(query) if config.rerank else None)
+    def rank(self, query: Query, config: PipelineConfig = DEFAULT, k: int | None = None, *,
+             show_retracted: bool | None = None) -> Ranking:
+        """The top k (default `query.k`) corpus positions in final order, with their score components; retracted
+        papers passed over unless `show_retracted` (default: the recommender's `show_retracted`)."""
+        return self._rank(query, config, k, self._reranking(query) if config.rerank else None, show_retracted)
 
     def _rank(self, query: Query, config: PipelineConfig, k: int | None,
-              reranking: tuple[Reranker, FeatureExtractor | LocalFeatureExtractor] | None) -> Ranking:
+              reranking: tuple[Reranker, FeatureExtractor | LocalFeatureExtractor] | None,
+              show_retracted: bool | None = None) -> Ranking:
         pool = self.candidate_pool(query, config)
         # the learned model was trained on English-field features: a query answered through the multilingual
         # field (another cosine scale, a gloss for BM25) keeps the fused order
@@ -115,22 +124,37 @@ class Recommender:
             features = extractor.compute(pool)
             pool.rescore(reranker.score(features), features)
         weight = query.diversity if config.diversity is None else config.diversity
-        order = diverse_order(pool.scores, lambda j: self.index.authors[pool.candidates[j]], k or query.k, weight,
-                              config.diverse_pool, config.diverse_keep)
+        show = self.show_retracted if show_retracted is None else show_retracted
+        hidden = np.flatnonzero(self.retracted.mask(pool.candidates)) \
+            if not show and len(pool.candidates) and len(self.retracted.positions) else np.empty(0, dtype=np.int64)
+        left_out: list[int] = []
+        if hidden.size:  # chosen from the others, every score as it was
+            keep = np.setdiff1d(np.arange(len(pool.candidates)), hidden)
+            order = keep[diverse_order(pool.scores[keep], lambda j: self.index.authors[pool.candidates[keep[j]]],
+                                       k or query.k, weight, config.diverse_pool, config.diverse_keep)]
+            lowest = pool.scores[order].min() if len(order) == (k or query.k) else -np.inf
+            left_out = [int(pool.candidates[j]) for j in hidden[np.argsort(-pool.scores[hidden], kind="stable")]
+                        if pool.scores[j] >= lowest]
+        else:
+            order = diverse_order(pool.scores, lambda j: self.index.authors[pool.candidates[j]], k or query.k, weight,
+                                  config.diverse_pool, config.diverse_keep)
         positions = [int(pool.candidates[j]) for j in order]
         return Ranking(positions, pool.scores[order],
                        {name: values[order] for name, values in pool.components.items()}, pool.via, pool.route,
                        pool.features[order] if pool.features is not None else None,
                        pool.evidence.best_sentences(np.asarray(positions, dtype=np.int64), pool.config)
-                       if pool.evidence else {})
+                       if pool.evidence else {}, left_out)
 
-    def recommend(self, query: Query, config: PipelineConfig | None = None) -> RecommendResult:
+    def recommend(self, query: Query, config: PipelineConfig | None = None, *,
+                  show_retracted: bool | None = None) -> RecommendResult:
         """The top `query.k` papers with score components and an explanation each (by default the index's
-        learned reranker runs when it has one: for a passage, the passage reranker first)."""
+        learned reranker runs when it has one: for a passage, the passage reranker first). Retracted papers are
+        left out (their ids in the answer's `left_out`) unless `show_retracted`; shown, each carries its mark
+        (`Recommendation.retraction`, and `extra["retraction"]` of its record, which exports write)."""
         reranking = self._reranking(query)
         config = config or DEFAULT.with_(rerank=reranking is not None)
-        ranking = self._rank(query, config, None, reranking if config.rerank else None)
-        papers = self.index.papers(ranking.positions)
+        ranking = self._rank(query, config, None, reranking if config.rerank else None, show_retracted)
+        papers = self.retracted.mark(self.index.papers(ranking.positions), ranking.positions)
         why = explain.Explainer(self._queries.lexical_text(query.main_text, ranking.route), self.index.lexical)
         results = []
         for i, (pos, paper) in enumerate(zip(ranking.positions, papers)):
@@ -140,7 +164,8 @@ class Recommender:
             text = why.explain(paper, components, self.index.titles[via] if via is not None else None, drivers,
                                ranking.fits.get(pos))
             results.append(Recommendation.of(paper, i + 1, float(ranking.scores[i]), components, text))
-        return RecommendResult(results, ranking.route, papers)
+            results[-1].retraction = str(paper.extra.get("retraction") or "")
+        return RecommendResult(results, ranking.route, papers, [self.index.ids[p] for p in ranking.left_out])
 
     def passage_features(self, pool: CandidatePool) -> np.ndarray:
         """The passage reranker's (graph-free) feature matrix of a local query's pool, trained or not."""
@@ -178,6 +203,8 @@ class Recommender:
         positions and cosines (the absolute scale of `confidence.py`). The texts are encoded in one batch."""
         if not texts:
             return []
+        if not self.show_retracted and len(self.retracted.positions):
+            exclude = set(exclude) | {self.index.ids[p] for p in self.retracted.positions}
         filters = Filters.of(Query(exclude=set(exclude)), self.index)
         found = []
         for vector in self.encode(texts):

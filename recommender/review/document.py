@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -17,7 +18,11 @@ from recommender.documents.limits import MAX_CLAIMS, MAX_PLACES
 from recommender.documents.model import Document, Marker, Passage
 from recommender.query import CITATION_MARK, Query
 from recommender.pipeline.recommender import Recommender
+from recommender.references.check import Check, RetractionIndex, Source, check_references
+from recommender.references.corpus_source import CorpusSource
 from recommender.references.match import ReferenceIndex
+from recommender.references.parse import ReferenceItem
+from recommender.references.retractions import RetractionStore
 
 PLACE_K = 5  # suggestions per citation place
 # sentences read on each side of a place's own; None: its whole paragraph, the place's sentence weighed apart
@@ -36,6 +41,10 @@ EVIDENCE_SENTENCES = 2_000  # uncited sentences asked of the corpus (the first o
 # (bench/review_real.py; docs/benchmarks.md, "Reviewer check on real papers").
 SHARE_TEMPERATURE = 0.02
 MIN_EVIDENCE = 0.05  # below this, what sentences say of a paper is no evidence; the document's topic fills in
+# an uncited sentence to which a missing paper owes at least this belief is listed among the uncited claims, whatever
+# its cues say: the missing list points the reviewer to it (chosen on the tune halves of ACM-CR and unArXive,
+# bench/review_real.py --split tune: the most removed sentences flagged at no more false alarms than the cues alone)
+CLAIM_FROM_MISSING = 0.1
 TOPIC_DEPTH = 100  # papers of the whole document's query that weigh a sentence's evidence by their score there
 TOPIC_WEIGHT = 2.0  # how much more a paper counts at the top of that list
 MAX_HOMES = 50  # body passages a paper may be placed in when the document has no citation place or claim
@@ -77,6 +86,7 @@ class UncitedClaim:
     suggestions: list[Suggestion] = field(default_factory=list)
     asked: bool = False  # the suggestions come from a local-mode query (else: the nearest papers in meaning)
     ranked: list[Suggestion] = field(default_factory=list)  # that query's answer, MISSING_K long: the evidence
+    order: int = 0  # its place among the document's uncited sentences
 
     def to_dict(self) -> dict:
         return {**self.passage.where, "sentence": self.sentence, "score": round(self.score, 4),
@@ -95,6 +105,7 @@ class Evidence:
     margin: float = 0.0  # the paper's score there minus the next candidate's (the leader's, when it is not first)
     closeness: float = 0.0  # cosine of that sentence and the paper (confidence.py's absolute scale)
     places: int = 0  # sentences that suggest the paper
+    claim: UncitedClaim | None = None  # the uncited sentence that points hardest (None: a placeholder, the topic)
 
     def to_dict(self) -> dict:
         return {"sentence": self.sentence or "the topic of the whole document",
@@ -129,13 +140,16 @@ class DocumentReview:
     uncited: list[UncitedClaim] = field(default_factory=list)
     missing: list[MissingPaper] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # the reader's and the review's, for the user
+    checks: list[Check] = field(default_factory=list)  # the reference check's verdict on each reference
 
     def to_dict(self) -> dict:
         doc = self.document
+        checks = self.checks or [None] * len(doc.references)
         return {
             "title": doc.title,
             "abstract": doc.abstract,
-            "references": [{"text": item.raw, "paper_id": pid} for item, pid in zip(doc.references, self.matches)],
+            "references": [{"text": item.raw, "paper_id": pid, **({"check": check.to_dict()} if check else {})}
+                           for item, pid, check in zip(doc.references, self.matches, checks)],
             "places": [p.to_dict() for p in self.places],
             "uncited": [u.to_dict() for u in self.uncited],
             "missing": [m.to_dict() for m in self.missing],
@@ -147,22 +161,39 @@ class DocumentReviewer:
     """Reviews documents against one index."""
 
     def __init__(self, recommender: Recommender, references: ReferenceIndex | None = None,
-                 claims: ClaimScorer | None = None, window: int | None = CONTEXT_WINDOW):
+                 claims: ClaimScorer | None = None, window: int | None = CONTEXT_WINDOW,
+                 retractions: RetractionIndex | None = None):
+        """`retractions`: the Retraction Watch store the reference check consults (default: the imported one,
+        `references.retractions.default_store_path()`, when there is one)."""
         self.recommender, self.window = recommender, window
         self.references = references or ReferenceIndex(recommender.index.all_papers())
+        self.retractions = retractions if retractions is not None else RetractionStore.open()
         self.claims = claims or ClaimScorer()
         self.config = DEFAULT.with_(rerank=recommender.reranker is not None)
 
+    @cached_property
+    def corpus_source(self) -> CorpusSource:
+        """The corpus as the reference check's first source (built on the first review, over `references`)."""
+        return CorpusSource.from_index(self.recommender.index, self.references)
+
+    def check_references(self, items: list[ReferenceItem], online: list[Source] = ()) -> list[Check]:
+        """The reference check's verdicts: the corpus, then the `online` sources (none by default), and the
+        Retraction Watch store."""
+        return check_references(list(items), [self.corpus_source, *online], self.retractions)
+
     def review(self, document: Document, *, place_k: int = PLACE_K, missing_k: int = MISSING_K,
-               exclude: set[str] = frozenset()) -> DocumentReview:
-        """The whole review; `exclude` names papers never to suggest (besides those the references cite)."""
+               exclude: set[str] = frozenset(), online: list[Source] = ()) -> DocumentReview:
+        """The whole review; `exclude` names papers never to suggest (besides those the references cite);
+        `online`: sources the reference check asks after the corpus (`references.run.sources(online=True)`)."""
         found = [self.references.match_item(item) for item in document.references]
         matches = [min(ids) if ids else None for ids in found]
         cited = set(exclude).union(*found)
         report = DocumentReview(document, matches, cited, notices=list(document.notices))
+        report.checks = self.check_references(document.references, online)
         report.places = self.places(document, matches, cited, place_k, report.notices)
         report.uncited, asked = self._uncited(document, cited, place_k, report.notices)
         report.missing = self._missing(document, report, asked, cited, missing_k)
+        report.uncited = claims_with_missing(report.uncited, report.missing)
         return report
 
     def places(self, document: Document, matches: list[str | None], cited: set[str], k: int = PLACE_K,
@@ -221,7 +252,7 @@ class DocumentReviewer:
             positions, cosines = nearest[i] if i < len(nearest) else ([], [])
             sentences.append(UncitedClaim(passage, sentence, float(score),
                                           [Suggestion(index.ids[p], index.titles[p], float(c))
-                                           for p, c in zip(positions[:k], cosines[:k])]))
+                                           for p, c in zip(positions[:k], cosines[:k])], order=i))
         asked, per_paper = [], {}
         for claim in sorted(sentences, key=lambda claim: -claim.score):
             nearest_id = claim.suggestions[0].paper_id if claim.suggestions else ""
@@ -248,8 +279,9 @@ class DocumentReviewer:
         found: dict[str, Evidence] = {}
         sources = [(place.context, 1.0, place.passage, place.suggestions)
                    for place in report.places if place.marker.placeholder and place.suggestions]
-        sources += [(claim.sentence, claim.score, claim.passage, claim.ranked) for claim in asked if claim.ranked]
-        for sentence, belief, passage, suggestions in sources:
+        sources += [(claim.sentence, claim.score, claim.passage, claim.ranked, claim) for claim in asked
+                    if claim.ranked]
+        for sentence, belief, passage, suggestions, *claim in sources:
             scores = np.array([s.score for s in suggestions], dtype=np.float64)
             shares = np.exp((scores - scores.max()) / SHARE_TEMPERATURE)
             shares *= belief / shares.sum()
@@ -261,6 +293,7 @@ class DocumentReviewer:
                     rival = scores[1] if rank == 0 and len(scores) > 1 else scores[0]
                     evidence.best, evidence.sentence, evidence.passage = float(share), sentence, passage
                     evidence.claim_score, evidence.margin = belief, float(scores[rank] - rival)
+                    evidence.claim = claim[0] if claim else None
         index = self.recommender.index
         topic: list[str] = []
         if document.title or document.abstract:
@@ -309,6 +342,17 @@ class DocumentReviewer:
         papers = np.asarray(index.dense[[index.position[pid] for pid in paper_ids]])
         best = (papers @ vectors.T).argmax(axis=1)
         return {pid: spots[j][0] for pid, j in zip(paper_ids, best)}
+
+
+def claims_with_missing(claims: list[UncitedClaim], missing: list[MissingPaper],
+                        least: float = CLAIM_FROM_MISSING) -> list[UncitedClaim]:
+    """The uncited claims, and each uncited sentence that a missing paper of at least `least` belief is placed at
+    (the sentence whose suggestions point to it hardest), in document order."""
+    listed = {id(claim) for claim in claims}
+    more = [paper.evidence.claim for paper in missing if paper.evidence.claim is not None
+            and paper.score >= least and id(paper.evidence.claim) not in listed]
+    more = list({id(claim): claim for claim in more}.values())
+    return sorted(claims + more, key=lambda claim: claim.order) if more else claims
 
 
 def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW,

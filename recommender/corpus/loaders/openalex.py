@@ -39,6 +39,8 @@ def from_openalex(work: Any) -> dict[str, Any]:
     for name in ("type", "cited_by_count", "language"):
         if work.get(name) is not None:
             record[name] = work[name]
+    if isinstance(work.get("is_retracted"), bool):  # kept: the reference check and the recommender read it
+        record["is_retracted"] = work["is_retracted"]
     keywords = work.get("keywords")
     if keywords is not None and not isinstance(keywords, list):
         raise RecordError(f"keywords must be a list, got {type_name(keywords)}")

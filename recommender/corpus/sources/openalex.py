@@ -34,7 +34,7 @@ ID_BATCH = 100  # the most values OpenAlex accepts OR-ed in one filter
 CITES_BATCH = 50
 EXPANSIONS = ("none", "refs", "cites", "both")
 SELECT = ("id", "doi", "display_name", "publication_year", "publication_date", "authorships", "primary_location",
-          "referenced_works", "abstract_inverted_index", "type", "cited_by_count", "language")
+          "referenced_works", "abstract_inverted_index", "type", "cited_by_count", "language", "is_retracted")
 _ID_LETTERS = {"concepts": "C", "topics": "T", "venues": "S", "authors": "A", "institutions": "I"}
 _ENTITY_NAMES = {"concepts": "concept", "topics": "topic", "venues": "source (venue)", "authors": "author",
                  "institutions": "institution"}
