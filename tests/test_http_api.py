@@ -18,6 +18,7 @@ import pytest
 import uvicorn
 
 from recommender.documents.read import read_document
+from recommender.pipeline.retracted import RetractedPapers
 from recommender.query import Query
 from recommender.review.document import DocumentReviewer
 from recommender.serve import http
@@ -120,7 +121,7 @@ def test_recommend_a_draft_a_passage_and_a_document_at_the_cursor(client, small_
         [r.paper_id for r in small_recommender.recommend(Query(**DRAFT, k=3))]
     first = answer["recommendations"][0]
     assert first["rank"] == 1 and first["title"] and first["explanation"] and "dense" in first["components"]
-    assert answer["route"]["language"]["code"] == "en"
+    assert answer["route"]["language"]["code"] == "en" and answer["left_out"] == [] and first["retraction"] == ""
 
     assert ids(client.post("/recommend", json={"context": "Ranking with BM25 [CIT] is standard.", "k": 3}))[0] == "ir0"
 
@@ -140,6 +141,24 @@ def test_recommend_filters_and_exclusions(client):
     assert recent and all(r["year"] >= 2013 for r in recent)
     assert set(r["venue"] for r in client.post("/recommend", json={**passage, "venues": ["CVPR"]}).json()[
         "recommendations"]) == {"CVPR"}
+
+
+def test_retracted_papers_left_out_unless_asked_for(client, small_recommender, monkeypatch):
+    class OneRetraction:  # a retraction store that flags ir0's DOI
+        def dois(self):
+            return {"10.9999/ir.0"}
+
+        def find(self, doi="", title="", year=None):
+            return None
+
+    monkeypatch.setattr(small_recommender, "retracted", RetractedPapers(small_recommender.index, OneRetraction()))
+    passage = {"context": "Ranking with BM25 [CIT] is standard.", "k": 3}
+    hidden = client.post("/recommend", json=passage).json()
+    assert "ir0" not in [r["paper_id"] for r in hidden["recommendations"]] and hidden["left_out"] == ["ir0"]
+    shown = client.post("/recommend", json={**passage, "show_retracted": True}).json()["recommendations"][0]
+    assert shown["paper_id"] == "ir0" and shown["retraction"].startswith("Retracted")
+    assert client.get("/papers/ir0").json()["retraction"].startswith("Retracted")
+    assert "Retracted" in bibtexparser.parse_string(client.get("/papers/ir0/bibtex").text).entries[0]["note"]
 
 
 def test_batch_answers_each_request_as_recommend_does(client):

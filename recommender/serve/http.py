@@ -88,6 +88,8 @@ class RecommendRequest(BaseModel):
                                             "papers are not recommended")
     authors: list[str] = Field([], description="the draft's authors: their earlier papers become candidates")
     diversity: float = Field(DEFAULT_DIVERSITY, ge=0.0, description="author spread of the list (0: plain ranking)")
+    show_retracted: bool = Field(False, description="list retracted papers too (each with its mark); by default "
+                                                    "they are left out and their ids given in `left_out`")
 
 
 class BatchRequest(BaseModel):
@@ -106,6 +108,7 @@ class Recommended(BaseModel):
     score: float
     components: dict[str, float]
     explanation: str
+    retraction: str = Field("", description="the mark of a retracted paper (listed only with `show_retracted`)")
 
 
 class Asked(BaseModel):
@@ -120,6 +123,7 @@ class RecommendResponse(BaseModel):
     recommendations: list[Recommended]
     route: dict[str, Any] = Field(description="the query's language and the pipeline that answered it")
     query: Asked
+    left_out: list[str] = Field(description="ids of retracted papers left out of the list")
 
 
 class BatchResponse(BaseModel):
@@ -177,13 +181,14 @@ class Api:
                 raise ValueError(f"requests[{i}]: {exc}" if len(requests) > 1 else str(exc)) from exc
         if len(queries) > 1:
             self.recommender.prepare(queries)
-        return [answer(query, self.recommender.recommend(query)) for query in queries]
+        return [answer(query, self.recommender.recommend(query, show_retracted=request.show_retracted))
+                for query, request in zip(queries, requests)]
 
     def paper(self, paper_id: str):
         position = self.recommender.index.position.get(paper_id)
         if position is None:
             raise HTTPException(404, f"No paper with id {paper_id!r} in this index.")
-        return self.recommender.index.papers([position])[0]
+        return self.recommender.retracted.mark(self.recommender.index.papers([position]), [position])[0]
 
     def review(self, data: bytes, name: str, bib: bytes | None, k: int) -> dict:
         document = read_document(data, name, bib=bib)
@@ -192,7 +197,8 @@ class Api:
 
 def answer(query: Query, result: RecommendResult) -> dict:
     return {"recommendations": [r.to_dict() for r in result], "route": result.route.to_dict(),
-            "query": {"title": query.title, "abstract": query.abstract, "context": query.context}}
+            "query": {"title": query.title, "abstract": query.abstract, "context": query.context},
+            "left_out": result.left_out}
 
 
 def create_app(recommender: Recommender, settings: Settings = Settings()) -> FastAPI:
@@ -225,13 +231,14 @@ def create_app(recommender: Recommender, settings: Settings = Settings()) -> Fas
     @app.get("/papers/{paper_id:path}/bibtex", response_class=PlainTextResponse,
              responses={200: {"content": {"application/x-bibtex": {}}}})
     async def bibtex(paper_id: str):
-        """A paper's BibTeX entry, keyed and typed as the app exports it."""
+        """A paper's BibTeX entry, keyed and typed (and a retracted one marked) as the app exports it."""
         paper = await api.run(api.queries, api.paper, paper_id)
         return PlainTextResponse(to_bibtex([paper]), media_type="application/x-bibtex; charset=utf-8")
 
     @app.get("/papers/{paper_id:path}")
     async def paper(paper_id: str) -> dict:
-        """A paper's record (ids with "/" may be sent as they are or with %2F)."""
+        """A paper's record (ids with "/" may be sent as they are or with %2F); a retracted one carries its mark in
+        `retraction`."""
         return (await api.run(api.queries, api.paper, paper_id)).to_dict()
 
     @app.get("/health")
