@@ -2,12 +2,13 @@
 
     python -m bench.review_real --index IDX/acm-full [--data ../shared/data] [--unarxive-index DIR]
 
-ACM-CR (development half): each citing paper with at least 6 citing sentences becomes a plain-text submission,
+ACM-CR (development half): each citing paper with at least 3 citing sentences becomes a plain-text submission,
 written into a temporary folder (never into the repository): its title, its abstract, its real citing sentences
 in order with numbered markers, four to a paragraph, and a numbered ACM-style reference list built from the
 corpus's metadata (a reference outside the corpus: its DOI). Up to 3 citations are removed from each (seeded):
-sentences that cite exactly one paper, of the corpus, which no other sentence cites lose their marker and that
-paper's entry; the sentence stays as its authors wrote it.
+sentences of at least three words that cite exactly one paper, of the corpus, which no other sentence cites lose
+their marker and that paper's entry; the sentence stays as its authors wrote it (where a data set's "sentence" is
+several, the one that held the marker is the removed sentence a flag must hit).
 unArXive sample: the same from each paper's real paragraphs (non-citing sentences included), its reference list
 the raw reference strings.
 
@@ -16,6 +17,9 @@ the citation goes (the removed sentence with [CIT], the paper's title and abstra
 with a bootstrap interval over submissions; the share of removed sentences flagged as uncited claims; the cited
 papers wrongly listed as missing (must be 0); flags on other sentences per 1,000 words of them (false alarms);
 the references of corpus papers matched to them, and references matched to a wrong paper; seconds per review.
+Each figure is given over all papers and over each half of them (`bench.claims.is_development`: "tune", on which
+settings may be chosen, and "check"), with 95% intervals from papers drawn with replacement. `--claims cues` reviews
+with the claim scorer's cues alone (the scorer before issue 26), for a baseline.
 `--index` should be the full ACM-CR index (`python -m recommender index
 ../shared/data/acm-cr/corpus.jsonl.gz --out DIR`, about 36 minutes of embedding on 2 cores).
 """
@@ -35,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import machine
+from bench.claims import is_development
 from bench.paths import DATA, need
 from recommender.documents.read import read_document
 from recommender.store.index import build_index
@@ -42,14 +47,16 @@ from recommender.store.versions import IndexDirectoryError, current_version
 from recommender.corpus.loaders import load_corpus
 from recommender.query import CITATION_MARK
 from recommender.pipeline.recommender import Recommender
+from recommender.review.claims import ClaimScorer, split_sentences
 from recommender.review.document import DocumentReviewer
 
 K = 10
-MIN_SENTENCES = 6
+MIN_SENTENCES = 3
 REMOVED = 3
 PER_PARAGRAPH = 4
 _CIT = re.compile(re.escape(CITATION_MARK))
 _WORD = re.compile(r"\w+")
+_PROBE = "Qzqremovedqzq"  # where a removed marker stood, while its sentence is found
 _AUTHORS_CIT = re.compile(r"(?:^|,\s*)" + re.escape(CITATION_MARK) + r"(?=\s+[a-z])")  # "[CIT] propose", ", [CIT] show"
 
 
@@ -62,7 +69,9 @@ class Submission:
     abstract: str
     paragraphs: list[list[tuple[str, list[str]]]]  # sentences ([CIT] where a marker goes) and the ids they cite
     removed: dict[str, str] = field(default_factory=dict)  # removed paper id -> its sentence (with [CIT])
-    written: dict[str, str] = field(default_factory=dict)  # removed paper id -> its sentence as `write_text` wrote it
+    # removed paper id -> the sentence that held its marker, as `write_text` wrote it (where the data set's "sentence"
+    # is several, the one the marker stood in)
+    written: dict[str, str] = field(default_factory=dict)
 
     def cited(self) -> list[str]:
         """The ids the submission still cites, in order of first citation."""
@@ -80,7 +89,7 @@ def remove_citations(submission: Submission, corpus: set[str], rng: random.Rando
                 counts[pid] = counts.get(pid, 0) + 1
     candidates = [(p, s) for p, paragraph in enumerate(submission.paragraphs) for s, (text, cited) in
                   enumerate(paragraph) if len(cited) == 1 and cited[0] in corpus and counts[cited[0]] == 1
-                  and CITATION_MARK in text]
+                  and CITATION_MARK in text and len(_WORD.findall(_CIT.sub(" ", text))) >= 3]
     for p, s in rng.sample(candidates, min(REMOVED, len(candidates))):
         text, cited = submission.paragraphs[p][s]
         submission.removed[cited[0]] = text
@@ -103,11 +112,19 @@ def write_text(submission: Submission, entry, names=lambda pid: "") -> str:
             sentences.append(" ".join(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "").split()))
             for pid in cited:
                 if pid in submission.removed:
-                    submission.written[pid] = sentences[-1]
+                    submission.written[pid] = _marked_sentence(text, marker)
         body.append(" ".join(sentences))
     references = [f"[{n}] {entry(pid)}" for pid, n in numbers.items()]
     return "\n\n".join([submission.title, "Abstract", submission.abstract, "1 Introduction", *body, "References",
                         "\n".join(references)]) + "\n"
+
+
+def _marked_sentence(text: str, marker: str) -> str:
+    """The sentence of `text` (a data set's sentence, which may be several) that holds its first [CIT], written with
+    `marker` there and the other [CIT]s removed."""
+    probe = " ".join(_CIT.sub(lambda _: f"{marker} {_PROBE}", text, count=1).replace(CITATION_MARK, "").split())
+    held = [sentence for _, _, sentence in split_sentences(probe) if _PROBE in sentence] or [probe]
+    return " ".join(held[0].replace(_PROBE, "").split())
 
 
 def author_names(records: dict, pid: str) -> str:
@@ -220,38 +237,61 @@ def review_all(reviewer: DocumentReviewer, submissions: list[Submission], corpus
 
 
 def _overlaps(removed: str, claim: str) -> bool:
-    """Is the flagged claim (a sentence as the reader split it) the removed sentence, or a part of it?"""
+    """Is the flagged claim (a sentence as the reader split it) the removed sentence, or a part of it? A text of
+    fewer than three words ("[CIT].", where the data set cut a sentence) is no sentence to match."""
+    if min(len(_WORD.findall(removed)), len(_WORD.findall(claim))) < 3:
+        return False
     return claim[:60] in removed or removed[:60] in claim
 
 
+def _totals(rows: list[dict]) -> dict[str, float]:
+    removed = max(sum(r["removed"] for r in rows), 1)
+    return {"ratio": sum(r["found"] for r in rows) / max(sum(r["ceiling"] for r in rows), 1),
+            "flagged": sum(r["flagged"] for r in rows) / removed,
+            "false_flags_per_1000_words": 1000 * sum(r["false_flags"] for r in rows) / max(sum(r["other_words"]
+                                                                                                for r in rows), 1)}
+
+
 def summarise(rows: list[dict], samples: int = 2000) -> dict:
-    """Totals over all reviews; the ratio's 95% interval from papers drawn with replacement (all their seeds)."""
+    """Totals over all reviews; 95% intervals of the ratio, the flagged share and the false alarms from papers drawn
+    with replacement (all their seeds)."""
     removed = sum(r["removed"] for r in rows)
     found, ceiling = sum(r["found"] for r in rows), sum(r["ceiling"] for r in rows)
     rng = np.random.default_rng(0)
     papers = sorted({r["name"] for r in rows})
     by_paper = {name: [r for r in rows if r["name"] == name] for name in papers}
-    ratios = []
-    for _ in range(samples):
+    drawn: dict[str, list[float]] = {}
+    for _ in range(samples if papers else 0):
         picked = [r for i in rng.integers(0, len(papers), len(papers)) for r in by_paper[papers[i]]]
-        top = sum(r["ceiling"] for r in picked)
-        if top:
-            ratios.append(sum(r["found"] for r in picked) / top)
+        for key, value in _totals(picked).items():
+            if key != "ratio" or sum(r["ceiling"] for r in picked):
+                drawn.setdefault(key, []).append(value)
+
+    def interval(key: str) -> list[float] | None:
+        values = drawn.get(key)
+        return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))] if values else None
+
     return {
         "papers": len(papers), "reviews": len(rows), "removed": removed,
         "missing_r@10": found / max(removed, 1), "ceiling_r@10": ceiling / max(removed, 1),
-        "ratio": found / max(ceiling, 1),
-        "ratio_interval_95": ([float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))]
-                              if ratios else None),
-        "flagged": sum(r["flagged"] for r in rows) / max(removed, 1),
+        "ratio": found / max(ceiling, 1), "ratio_interval_95": interval("ratio"),
+        "flagged": sum(r["flagged"] for r in rows) / max(removed, 1), "flagged_interval_95": interval("flagged"),
         "cited_in_missing": sum(r["cited_in_missing"] for r in rows),
         "false_flags_per_1000_words": 1000 * sum(r["false_flags"] for r in rows) / max(sum(r["other_words"]
                                                                                             for r in rows), 1),
+        "false_flags_interval_95": interval("false_flags_per_1000_words"),
         "reference_recall": sum(r["matched"] for r in rows) / max(sum(r["references"] for r in rows), 1),
         "wrong_reference_matches": sum(r["wrong_matches"] for r in rows),
         "seconds_per_review": float(np.mean([r["seconds"] for r in rows])),
         "rows": rows,
     }
+
+
+class CuesOnly(ClaimScorer):
+    """The claim scorer without what the corpus says (the cues alone, as before issue 26)."""
+
+    def score(self, sentences: list[str], nearest=None) -> list[float]:
+        return super().score(sentences)
 
 
 def load_index(path: Path, corpus: Path) -> Recommender:
@@ -268,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index", type=Path, required=True, help="the full ACM-CR index (built here if missing)")
     parser.add_argument("--unarxive-index", type=Path, help="an index of the unArXive sample (built here if missing)")
     parser.add_argument("--seeds", type=int, default=5, help="removals drawn per paper (seeds 0..N-1)")
+    parser.add_argument("--claims", choices=["default", "cues"], default="default",
+                        help="cues: the claim scorer's cues alone, as before issue 26 (a baseline)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     need(parser, args.data / "acm-cr", "--data", "DIR (the shared benchmark data, with acm-cr/)")
@@ -283,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         records = {paper.id: paper for paper in recommender.index.all_papers()}
         entry = (lambda pid: acm_entry(records, pid)) if name == "acm-cr" else (lambda pid: records[pid].title)
         names = (lambda pid: author_names(records, pid)) if name == "acm-cr" else (lambda pid: "")
-        reviewer = DocumentReviewer(recommender)
+        reviewer = DocumentReviewer(recommender, claims=CuesOnly() if args.claims == "cues" else None)
         reviewer.review(read_document(b"Warm-up sentence about retrieval.", "warmup.txt"))
         rows = []
         for seed in range(args.seeds):  # each seed removes other citations from the same papers
@@ -295,8 +337,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows += review_all(reviewer, [s for s in submissions if s.removed], set(records), entry, names,
                                    Path(folder))
         results[name] = summarise(rows)
+        results[name]["halves"] = {half: {k: v for k, v in summarise(
+            [r for r in rows if is_development(r["name"]) == (half == "tune")]).items() if k != "rows"}
+            for half in ("tune", "check")}
         summary = {k: v for k, v in results[name].items() if k != "rows"}
-        print(name, json.dumps(summary, indent=1))
+        print(name, json.dumps(summary, indent=1), flush=True)
     results["load_after"] = os.getloadavg()[0]
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -113,3 +113,11 @@ def test_scorer_beats_the_keyword_baseline_on_held_out_papers():
     ours = average_precision_score(held_out.labels, ClaimScorer().score(held_out.sentences))
     baseline = average_precision_score(held_out.labels, baseline_scores(held_out.sentences))
     assert ours > baseline + 0.05
+
+
+def test_a_marker_that_opens_a_sentence_stays_with_it():
+    """"... search. [7] analyze ...": the segmenter ends the previous sentence after the marker; the marker is the
+    next sentence's subject (ACM style), so that sentence is not an uncited one."""
+    text = "We study search. [7] analyze the growth of image collections. It was shown before. [4] We go on."
+    assert sentences(text) == ["We study search.", "[7] analyze the growth of image collections.",
+                               "It was shown before. [4]", "We go on."]

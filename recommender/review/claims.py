@@ -23,6 +23,8 @@ _ABBREVIATIONS = frozenset("""
 """.split())
 _LAST_WORD = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)\.\W*$")
 _LETTER = re.compile(r"[^\W\d_]")
+# a bracketed citation marker after a sentence's final stop, at the end of the segmenter's piece
+_TRAILING_MARKER = re.compile(r"[.!?][\"”’)]*\s+(\[[^\[\]\n]{1,40}\])\s*$")
 
 
 def split_sentences(text: str) -> list[tuple[int, int, str]]:
@@ -42,6 +44,12 @@ def split_sentences(text: str) -> list[tuple[int, int, str]]:
         else:
             spans.append([start, end])
         paragraph_break = bool(re.search(r"\n\s*\n\s*$", piece))
+    for previous, following in zip(spans, spans[1:]):
+        # "... search. [7] analyze ...": the segmenter ends a sentence after the marker that is the next one's subject
+        moved = _TRAILING_MARKER.search(text, previous[0], previous[1])
+        if moved and text[following[0]:following[1]].lstrip()[:1].islower() and \
+                "\n\n" not in text[moved.start(1):following[0]]:
+            previous[1] = following[0] = moved.start(1)
     if len(spans) > 1 and not _LETTER.search(text[spans[0][0]:spans[0][1]]):
         spans[1][0] = spans[0][0]  # a leading "1." (a heading's number) belongs to what follows
         del spans[0]
