@@ -295,5 +295,8 @@ def serve(index: str, *, host: str = "127.0.0.1", port: int = 8765, settings: Se
     # busy machine no call stalls while its encoder's threads wait for one another (measured: bench/api_load.py)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     recommender = Recommender.load(index, backend)
-    recommender.recommend(Query(title="Warming up the models"))  # the language detector loads on first use
+    # the models that load on first use: the language detector, and the multilingual encoder (a non-English query)
+    recommender.recommend(Query(title="Warming up the models"))
+    if recommender.index.multilingual is not None:
+        recommender.recommend(Query(title="Recomendación de citas para artículos científicos"))
     uvicorn.run(create_app(recommender, settings), host=host, port=port, log_level="info")
