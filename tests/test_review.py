@@ -224,3 +224,16 @@ def test_a_placeholder_with_no_words_around_it_is_listed_unanswered(small_recomm
     document = read_document(b"A title\n\nDense retrieval embeds questions and passages [CIT].\n\n$x$ [CIT]\n", "a.md")
     places = DocumentReviewer(small_recommender).review(document).places
     assert len(places) == 2 and places[0].suggestions and not places[1].suggestions
+
+
+def test_a_place_in_a_long_paragraph_is_asked_with_sentences_on_both_sides():
+    """Past CONTEXT_CHARS the context grows one sentence on each side in turn, so the marker stays near its
+    middle (a growth on one side is never undone by the other's)."""
+    before = [f"Sentence {i} before the citation talks about retrieval models at some length here." for i in range(30)]
+    after = [f"Sentence {i} after the citation talks about ranking functions at some length here." for i in range(30)]
+    text = " ".join(before) + " Dense retrievers embed questions [CIT]. " + " ".join(after)
+    start = text.index("[CIT]")
+    passage = Passage(text, [Marker("[CIT]", start, start + 5, True)])
+    context = marker_context(passage, passage.markers[0], window=None)
+    assert "[CIT]" in context and len(context) <= 1600
+    assert context.count("before the citation") >= 5 and context.count("after the citation") >= 5

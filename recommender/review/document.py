@@ -375,7 +375,8 @@ def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEX
         first = last = here
         while True:  # one sentence more on each side while the whole stays within CONTEXT_CHARS
             grown = False
-            for wider in ((first, last + 1), (first - 1, last)):
+            for before, after in ((0, 1), (1, 0)):  # each side grows from where the other left it
+                wider = (first - before, last + after)
                 if 0 <= wider[0] and wider[1] < len(sentences) and \
                         sentences[wider[1]][1] - sentences[wider[0]][0] <= CONTEXT_CHARS:
                     (first, last), grown = wider, True
