@@ -70,7 +70,9 @@ def load_corpus() -> list[dict]:
 
 def split_name(name: str) -> tuple[list[str], str]:
     """(given names, surname) of "Given Middle Surname", keeping particles such as "van den" in the surname."""
-    tokens = name.split()
+    tokens = name.replace(",", " ").split()
+    while len(tokens) > 2 and tokens[-1].rstrip(".").lower() in ("jr", "sr", "ii", "iii", "iv"):
+        tokens.pop()  # "S. James Gates, Jr": written as references usually do, without the suffix
     start = len(tokens) - 1
     while start > 1 and tokens[start - 1].lower() in PARTICLES:
         start -= 1

@@ -8,7 +8,6 @@ chosen) and says how many it left out; shown on request, each carries its mark.
 """
 from __future__ import annotations
 
-import sqlite3
 from functools import cached_property
 
 import numpy as np
@@ -36,13 +35,7 @@ class RetractedPapers:
     @cached_property
     def flagged(self) -> set[int]:
         """Positions whose record says `is_retracted: true`."""
-        db = sqlite3.connect(f"file:{self.index.version / 'papers.sqlite'}?mode=ro", uri=True)
-        try:
-            rows = db.execute("SELECT pos FROM papers WHERE instr(record, '\"is_retracted\"') > 0 AND "
-                              "json_extract(record, '$.is_retracted') = 1").fetchall()
-        finally:
-            db.close()
-        return {pos for (pos,) in rows}
+        return {pos for pos, (flag,) in enumerate(self.index.record_fields("is_retracted")) if flag == 1}
 
     @cached_property
     def positions(self) -> np.ndarray:

@@ -125,7 +125,8 @@ def _check(item: ReferenceItem, sources: list[Source], retractions: RetractionIn
         else:
             problem = str(getattr(source, "problem", "") or "")
         if records is None:
-            silent.append(f"{source.name}: {problem}" if problem else f"{source.name} did not answer")
+            silent.append(problem if problem.startswith(source.name) else f"{source.name}: {problem}" if problem
+                          else f"{source.name} did not answer")
             continue
         searched.append(source.name)
         known += [Venue(r.venue, venue_words(r.venue), set(acronyms(r.venue))) for r in records if r.venue]

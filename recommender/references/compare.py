@@ -31,6 +31,7 @@ from recommender.references.venues import (NAMES_VENUE, PREPRINT_WORDS, SAME_VEN
 FUZZY_CHARS_PER_EDIT = 25  # one character edit per this many characters of title, plus one (as match.py)
 MIN_FUZZY_CHARS = 16
 LONG_TITLE_WORDS, LONG_TITLE_CHARS = 5, 30  # a title this long, found exactly, names one work by itself
+MIN_TITLE_WORDS = 3  # a reference's title guess this long is a title, whose difference from the record is said
 MAX_LEADING_WORDS = 6  # words an author list may hold before the first author's surname (given names, initials)
 MAX_LISTED_AUTHORS = 30  # past this many authors a record's list is not checked name by name
 LONG_LIST = 15  # a reference that lists this many of the record's authors in order may cut the rest (APA: 20)
@@ -40,6 +41,10 @@ _ID_RE = re.compile(r"https?://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,9}/\S+"
                     r"|\barxiv\s*[:.]?\s*(?:abs/)?(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\s?\d{7})(?:v\d+)?"
                     r"|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[a-z]{2})?/\s?\d{7}(?:v\d+)?\b", re.IGNORECASE)
 _LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.]\s*\{?([A-Za-z])\}?|\\[uvHckrbd]\{([A-Za-z])\}")
+_BROKEN_ARXIV_RE = re.compile(r"\barxiv\s*[:.]?\s*([a-z-]+(?:\.[a-z]{2})?/\s?\d{7})", re.IGNORECASE)
+# letters without a decomposition that fold would drop ("Hornbæk": "hornb k"), written as transliterations do
+_LETTERS = str.maketrans({"æ": "ae", "Æ": "Ae", "ø": "o", "Ø": "O", "ß": "ss", "ł": "l", "Ł": "L", "đ": "d",
+                          "Đ": "D", "þ": "th", "Þ": "Th", "œ": "oe", "Œ": "Oe", "ı": "i", "ð": "d"})
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _PIECE_RE = re.compile(r"[0-9a-z]+")
 _YEAR_RE = re.compile(r"^(1[5-9]\d\d|20\d\d)[a-z]?$")
@@ -71,18 +76,26 @@ class Cited:
     @cached_property
     def preprint(self) -> bool:
         """Cited as a preprint: an arXiv id, or arXiv, CoRR, "preprint" where the venue stands."""
-        if self.item.arxiv:
+        if self.arxiv:
             return True
         if self.bibtex:
             venue = " ".join(self.fields.get(name, "") for name in (*_VENUE_FIELDS, "archiveprefix", "eprint"))
             return is_preprint_venue(venue)
-        title = set(normalize_title(self.item.title).split())
+        title = set(_words(self.item.title))
         return any(word in PREPRINT_WORDS and word not in title for word in _PIECE_RE.findall(fold(self.item.raw)))
+
+    @cached_property
+    def arxiv(self) -> str:
+        """The arXiv id the reference gives (also one broken after its slash at a line end: "hep-th/ 9807193")."""
+        if self.item.arxiv or self.bibtex:
+            return normalize_arxiv(self.item.arxiv) if self.item.arxiv else ""
+        match = _BROKEN_ARXIV_RE.search(self.item.raw)
+        return normalize_arxiv(match.group(1).replace(" ", "")) if match else ""
 
     @cached_property
     def parsed_title(self) -> tuple[int, int] | None:
         """Where the parser's title guess stands among the words."""
-        words = normalize_title(self.item.title).split()
+        words = _words(self.item.title)
         found = _locate(self, words) if words and not self.bibtex else None
         return found[:2] if found else None
 
@@ -104,6 +117,7 @@ def read_reference(item: ReferenceItem) -> Cited:
                 cited.names = []
         return cited
     text = _LATEX_ACCENT_RE.sub(lambda m: m.group(1) or m.group(2), item.raw)  # Lled\'o: one word, as fold reads it
+    text = text.translate(_LETTERS)
     text = _ID_RE.sub(lambda m: " " * len(m.group(0)), text)
     cited.text = text
     for token in _TOKEN_RE.finditer(text):
@@ -112,6 +126,11 @@ def read_reference(item: ReferenceItem) -> Cited:
             cited.words.append(piece.group(0))
             cited.spans.append((token.start(), token.end()))
     return cited
+
+
+def _words(text: str) -> list[str]:
+    """The folded words of a title or a name, as the reference's text is read."""
+    return normalize_title((text or "").translate(_LETTERS)).split()
 
 
 def _gap(cited: Cited, i: int) -> str:
@@ -132,10 +151,19 @@ def _locate(cited: Cited, title: list[str]) -> tuple[int, int, int] | None:
     words, n = cited.words, len(title)
     if not n or not words:
         return None
-    for i in range(len(words) - n + 1):
-        if words[i] == title[0] and words[i:i + n] == title and _bounded(cited, i, i + n):
-            return i, i + n, 0
     compact = "".join(title)
+    for i in range(len(words)):  # the same letters, split alike or not ("Fixture-Net", "FixtureNet")
+        if not compact.startswith(words[i]):
+            continue
+        span = ""
+        for j in range(i, len(words)):
+            span += words[j]
+            if not compact.startswith(span):
+                break
+            if len(span) == len(compact):
+                if _bounded(cited, i, j + 1):
+                    return i, j + 1, 0
+                break
     if len(compact) < MIN_FUZZY_CHARS:
         return None
     allowed = 1 + len(compact) // FUZZY_CHARS_PER_EDIT
@@ -164,6 +192,7 @@ class Comparison:
 
     record: Record
     title: str = ""  # "exact", "close" (a few edits, or one of them lacks the other's subtitle) or "" (no)
+    title_given: bool = True  # False: the reference gives no title (physics: authors, journal, volume, page)
     first_author: bool | None = None  # None: the record names no authors
     authors_found: int = 0
     year: bool | None = None  # None: the reference or the record gives no year
@@ -186,8 +215,8 @@ class Comparison:
 
     @property
     def verified(self) -> bool:
-        return self.same_work and bool(self.title) and self.first_author is not False and \
-            self.year is not False and not self.differences
+        return self.same_work and (bool(self.title) or not self.title_given) and \
+            self.first_author is not False and self.year is not False and not self.differences
 
     def rank(self) -> tuple:
         """Sort key, best first: the same work, then agreement field by field."""
@@ -206,10 +235,11 @@ def compare(cited: Cited, record: Record, vocabulary: VenueVocabulary | None = N
     record_doi = normalize_doi(record.doi)
     result.doi_match = bool(item.doi and record_doi and item.doi == record_doi) or \
         bool(record.arxiv and item.doi.startswith("10.48550/arxiv.") and item.doi[15:] == record.arxiv)
-    result.arxiv_match = bool(item.arxiv and record.arxiv and normalize_arxiv(item.arxiv) == record.arxiv)
-    title_words = normalize_title(record.title).split()
+    result.arxiv_match = bool(cited.arxiv and record.arxiv and cited.arxiv == record.arxiv)
+    title_words = _words(record.title)
+    result.title_given = bool(item.title) if cited.bibtex else len(_words(item.title)) >= MIN_TITLE_WORDS
     if cited.bibtex:
-        result.title = _title_agreement(normalize_title(item.title).split(), title_words)
+        result.title = _title_agreement(_words(item.title), title_words)
         title_span = None
     else:
         title_span, result.title = _locate_title(cited, record.title, title_words)
@@ -218,8 +248,8 @@ def compare(cited: Cited, record: Record, vocabulary: VenueVocabulary | None = N
     _compare_ids(cited, record, result)
     if result.title and result.same_work:
         _compare_venue(cited, record, result, title_span, vocabulary, known)
-    elif not result.title and result.same_work:
-        result.differences["title"] = (item.title or _shown(item.raw), record.title)
+    elif not result.title and result.same_work and result.title_given:
+        result.differences["title"] = (item.title, record.title)
     return result
 
 
@@ -241,9 +271,10 @@ def _title_agreement(cited: list[str], record: list[str]) -> str:
 def _locate_title(cited: Cited, title: str, words: list[str]) -> tuple[tuple[int, int] | None, str]:
     found = _locate(cited, words)
     if found:
-        return found[:2], "exact" if found[2] == 0 else "close"
+        subtitle = ":" in _gap(cited, found[1]) and ":" not in title  # the reference's title goes on
+        return found[:2], "exact" if found[2] == 0 and not subtitle else "close"
     main = re.split(r"[:?!]\s|\s[-–—]\s", title, maxsplit=1)[0]  # the title without its subtitle
-    main_words = normalize_title(main).split()
+    main_words = _words(main)
     if len(main_words) >= 3 and len(main_words) < len(words):
         found = _locate(cited, main_words)
         if found:
@@ -266,9 +297,8 @@ class _Name:
 
 def _name(text: str) -> _Name:
     given, family = split_name(text)
-    family_words = [w for w in normalize_title(family).split() if w not in _PARTICLES] or \
-        normalize_title(family).split()
-    return _Name(tuple(family_words), tuple(normalize_title(given).split()))
+    family_words = [w for w in _words(family) if w not in _PARTICLES and len(w) > 1] or _words(family)
+    return _Name(tuple(family_words), tuple(_words(given)))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -374,7 +404,7 @@ def _compare_author_fields(cited: Cited, record: Record, names: list[_Name], res
 # --- year, identifiers, venue
 
 
-def _cited_years(cited: Cited, title_span: tuple[int, int] | None) -> list[int]:
+def cited_years(cited: Cited, title_span: tuple[int, int] | None) -> list[int]:
     """Years the reference gives outside its title: those after punctuation first ("2019.", "(2019)", ", 2019":
     a year inside a venue's name, "Proceedings of the 2019 ACM ..." or "... Technologists 2019", is not the
     reference's year), else any."""
@@ -391,7 +421,7 @@ def _cited_years(cited: Cited, title_span: tuple[int, int] | None) -> list[int]:
 
 
 def _compare_year(cited: Cited, record: Record, result: Comparison, title_span: tuple[int, int] | None) -> None:
-    years = _cited_years(cited, title_span)
+    years = cited_years(cited, title_span)
     if not years or not record.year:
         return
     result.year = record.year in years
@@ -405,11 +435,11 @@ def _compare_ids(cited: Cited, record: Record, result: Comparison) -> None:
     arxiv_doi = item.doi.startswith("10.48550/arxiv.")
     if item.doi and record.doi and not result.doi_match and not (arxiv_doi and not record.arxiv):
         result.differences["doi"] = (item.doi, normalize_doi(record.doi))
-    if item.arxiv and record.arxiv and not result.arxiv_match:
-        result.differences["arxiv"] = (item.arxiv, record.arxiv)
+    if cited.arxiv and record.arxiv and not result.arxiv_match:
+        result.differences["arxiv"] = (cited.arxiv, record.arxiv)
 
 
-def _cited_venue(cited: Cited, title_span: tuple[int, int] | None) -> VenueText:
+def cited_venue(cited: Cited, title_span: tuple[int, int] | None) -> VenueText:
     """The reference's venue as written (for a text reference: what follows its title)."""
     if cited.bibtex:
         text = "; ".join(cited.fields[name] for name in _VENUE_FIELDS if cited.fields.get(name)) or \
@@ -420,12 +450,12 @@ def _cited_venue(cited: Cited, title_span: tuple[int, int] | None) -> VenueText:
     span = title_span or cited.parsed_title
     if span is None or span[1] >= len(cited.words):
         return VenueText.of("")
-    return VenueText.of(_venue_shown(cited.text[cited.spans[span[1]][0]:]))
+    return VenueText.of(venue_shown(cited.text[cited.spans[span[1]][0]:]))
 
 
 def _compare_venue(cited: Cited, record: Record, result: Comparison, title_span: tuple[int, int] | None,
                    vocabulary: VenueVocabulary | None, known: list[Venue]) -> None:
-    venue = _cited_venue(cited, title_span)
+    venue = cited_venue(cited, title_span)
     record_preprint = is_preprint_venue(record.venue) or (not record.venue and bool(record.arxiv))
     own_known = vocabulary.venue_of(record.venue) if vocabulary is not None and record.venue else None
     own = VenueText.of(record.venue, frozenset(own_known.acronyms) if own_known and own_known.acronyms else None)
@@ -463,7 +493,7 @@ _PAGES_RE = re.compile(r"\b(?:pp?\.?\s*)?\d+\s*[–—-]+\s*\d+\b|\b\d+\s+pages\
 _LEADING_IN_RE = re.compile(r"^[\s.,;:]*in:?\s+", re.IGNORECASE)
 
 
-def _venue_shown(text: str) -> str:
+def venue_shown(text: str) -> str:
     """A reference's venue part as shown: without a leading "In", page ranges, or its year at the end."""
     return _shown(_LEADING_IN_RE.sub("", _PAGES_RE.sub("", text)))
 

@@ -105,6 +105,12 @@ class ReferenceIndex:
                 taken.append((start, end))
         return matched
 
+    def titled_in(self, item: ReferenceItem) -> set[str]:
+        """Ids of papers whose title (within a few edits) stands anywhere a title could in the reference,
+        unconfirmed by authors or year."""
+        return {pid for _, _, compact in self._spans(item)[1] for title, _ in self._titles_near(compact)
+                for pid in self.by_title[title]}
+
     def match(self, items: Iterable[ReferenceItem]) -> set[str]:
         matched: set[str] = set()
         for item in items:

@@ -27,7 +27,6 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import quote, urlencode
@@ -36,6 +35,7 @@ import requests
 from rapidfuzz import fuzz
 
 from recommender.corpus.identifiers import find_arxiv, normalize_doi, normalize_title
+from recommender.corpus.sources.web import RETRY_STATUS, detail, retry_after
 from recommender.references.check import DEFAULT_BUDGET_S, Record, Retraction, Source
 from recommender.references.parse import ReferenceItem
 
@@ -45,7 +45,6 @@ ROWS = 5  # candidates asked for by a title search
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 REQUEST_TIMEOUT_S = 10.0
 RETRIES = 3  # of one request, at most (a doubling wait: 1, 2, 4 s), within the budget
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 SAME_TITLE_RATIO = 90  # rapidfuzz ratio of two normalised titles from which they are taken as the same
 MAX_NOTICE_FOLLOWS = 2  # works fetched for the notices (retraction, correction, ...) one answer holds
 # Crossref update types that make the updated work suspect, as the reference check's natures
@@ -54,7 +53,6 @@ NATURES = {"retraction": "retraction", "withdrawal": "withdrawal", "removal": "r
 _NOT_NOTICES = {"new_version", "new_edition"}  # update types whose updating record is a work of its own
 _QUERY_CHARS = 400
 _TITLE_WORDS = 30
-_DETAIL_CHARS = 200
 _TAG_RE = re.compile(r"<[^>]+>")
 _CACHE_VERSION = 1  # part of every cache key: bump when the kept fields change
 
@@ -150,7 +148,7 @@ class PoliteClient:
             self._check_open()
             self._take_turn()
             left = self.budget.left()
-            retry_after = None
+            asked_wait = None
             try:
                 response = self.session.get(url, params=params, timeout=min(REQUEST_TIMEOUT_S, max(left, 0.1)))
             except requests.Timeout:
@@ -167,16 +165,16 @@ class PoliteClient:
                     return None
                 if response.status_code not in RETRY_STATUS:
                     raise Unanswered(f"{self.service} refused the request (HTTP {response.status_code}): "
-                                     f"{_detail(response)}")
+                                     f"{detail(response)}")
                 what = "too many requests" if response.status_code == 429 else "a server error"
                 problem = f"{self.service} answered HTTP {response.status_code} ({what})"
-                retry_after = _retry_after(response)
+                asked_wait = retry_after(response)
             if attempt == RETRIES:
                 raise Unanswered(f"{problem}, {RETRIES + 1} tries")
-            wait = retry_after if retry_after is not None else self.backoff * 2 ** attempt
+            wait = asked_wait if asked_wait is not None else self.backoff * 2 ** attempt
             if wait >= self.budget.left():
-                if retry_after is not None:
-                    self._paused_until = time.monotonic() + retry_after
+                if asked_wait is not None:
+                    self._paused_until = time.monotonic() + asked_wait
                 raise Unanswered(f"{problem}; waiting {wait:.1f} s more would overrun the time for online lookups")
             time.sleep(wait)
             attempt += 1
@@ -506,24 +504,3 @@ def _json_body(response: requests.Response, service: str) -> Any:
         raise Unanswered(f"{service} answered with something that is not JSON "
                          f"({len(response.content)} bytes, {response.headers.get('Content-Type', 'no type')})"
                          ) from None
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    """Retry-After in seconds, given as seconds or as an HTTP date; None without one."""
-    value = response.headers.get("Retry-After", "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
-def _detail(response: requests.Response) -> str:
-    """The server's explanation of a refusal, on one line."""
-    text = " ".join(response.text.split()) or response.reason or ""
-    return (text[:_DETAIL_CHARS] + "…" if len(text) > _DETAIL_CHARS else text) or "no explanation given"

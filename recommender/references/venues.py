@@ -15,6 +15,7 @@ what the corpus covers.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable
@@ -22,6 +23,7 @@ from typing import Iterable
 from recommender.corpus.identifiers import fold
 
 NAMES_VENUE = 0.6  # closeness from which a venue text names a venue
+COVERS_VENUE = 1.0  # closeness from which a reference's venue is taken for one the corpus holds (its absence tells)
 SAME_VENUE = 0.6  # closeness to the record's venue from which no difference is claimed (Phys. Lett. and
 # Phys. Rev. share half their words: 0.5)
 VENUE_MARGIN = 0.3  # another venue must be this much closer than the record's before a difference is claimed
@@ -53,6 +55,10 @@ _WORD_RE = re.compile(r"[0-9a-z]+")
 _ACRONYM_RE = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9&]*[A-Z][A-Za-z0-9&]*)(?![\w])")
 _CAPITALISED_RE = re.compile(r"(?<![\w-])[A-Z][\w&-]*")
 _SERIES_RE = re.compile(r"^\s*([A-Za-z][\w&-]*[A-Za-z])")
+_KINDS = (("workshop", re.compile(r"\bworkshops?\b", re.IGNORECASE)),
+          ("proceedings", re.compile(r"\b(proceedings|proc|conference|conf|symposium|congress)\b", re.IGNORECASE)),
+          ("journal", re.compile(r"\b(journal|j|trans|transactions|letters|lett|magazine|mag|vol|volume)\b"
+                                 r"|\d+\s*\(\s*\d+(\s*[-–]\s*\d+)?\s*\)", re.IGNORECASE)))
 MIN_ABBREVIATION = 3  # letters of the shorter word when one abbreviates the other (2 against a long word)
 
 
@@ -131,6 +137,20 @@ def closeness(cited: VenueText, venue: "VenueText | Venue") -> float:
     return (cited_matched + venue_matched) / (len(words) + len(venue_words_))
 
 
+def venue_kind(text: str) -> str:
+    """"workshop", "proceedings" or "journal" as a venue text reads (a volume(issue) is a journal's), else ""."""
+    for kind, pattern in _KINDS:
+        if pattern.search(text or ""):
+            return kind
+    return ""
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Whether two venue texts may name one venue: their kinds agree, or one cannot be told."""
+    kind_a, kind_b = venue_kind(a), venue_kind(b)
+    return not (kind_a and kind_b and kind_a != kind_b)
+
+
 def is_preprint_venue(venue: str) -> bool:
     return bool(venue) and any(w in PREPRINT_WORDS for w in _WORD_RE.findall(fold(venue)))
 
@@ -147,7 +167,7 @@ class Venue:
     name: str
     words: frozenset[str]
     acronyms: set[str] = field(default_factory=set)
-    years: set[int] = field(default_factory=set)
+    years: Counter = field(default_factory=Counter)  # year -> papers held
 
     @property
     def names(self) -> frozenset[str]:
@@ -167,14 +187,11 @@ class VenueVocabulary:
         self._by_word: dict[str, set[frozenset[str]]] = {}
         self._by_prefix: dict[str, set[str]] = {}  # the first 3 letters of a venue word -> the words
         self._by_acronym: dict[str, set[frozenset[str]]] = {}
-        years: dict[tuple[str, str], set[int]] = {}
-        for venue, series, year in entries:  # a corpus repeats few (venue, series) pairs: each is read once
-            years.setdefault((venue or "", series or ""), set()).add(year if isinstance(year, int) else 0)
-        for (venue, series), held in years.items():
-            for year in held:
-                self.add(venue, series, year or None)
+        held: Counter = Counter((venue or "", series or "", year) for venue, series, year in entries)
+        for (venue, series, year), papers in held.items():  # a corpus repeats few triples: each is read once
+            self.add(venue, series, year, papers)
 
-    def add(self, venue: str, series: str = "", year: int | None = None) -> Venue | None:
+    def add(self, venue: str, series: str = "", year: int | None = None, papers: int = 1) -> Venue | None:
         key = venue_words(venue)
         if not key or not informative(venue):
             return None
@@ -188,8 +205,12 @@ class VenueVocabulary:
         for name in names - known.acronyms:
             known.acronyms.add(name)
             self._by_acronym.setdefault(name, set()).add(key)
-        if isinstance(year, int) and year > 0:
-            known.years.add(year)
+        try:  # an int, or a numpy integer from an index's year column
+            year = int(year) if year else 0
+        except (TypeError, ValueError):
+            year = 0
+        if year > 0:
+            known.years[year] += papers
         return known
 
     def __len__(self) -> int:

@@ -290,6 +290,14 @@ class Index:
             rows = dict(self._db.execute(f"SELECT pos, record FROM papers WHERE pos IN ({marks})", positions))
         return [Paper.from_dict(json.loads(rows[p])) for p in positions]
 
+    def record_fields(self, *names: str) -> list[tuple]:
+        """The named top-level fields of every record, one tuple per paper in position order (None where absent)."""
+        if not names or not all(name.isidentifier() for name in names):
+            raise ValueError(f"record fields must be plain names: {names}")
+        fields = ", ".join(f"json_extract(record, '$.{name}')" for name in names)
+        with self._lock:
+            return self._db.execute(f"SELECT {fields} FROM papers ORDER BY pos").fetchall()
+
     def all_papers(self) -> list[Paper]:
         with self._lock:
             rows = self._db.execute("SELECT record FROM papers ORDER BY pos").fetchall()

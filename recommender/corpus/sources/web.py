@@ -7,6 +7,7 @@ key: 401/403, an unknown id: 404) stops at once with the server's own explanatio
 from __future__ import annotations
 
 import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -66,10 +67,10 @@ class JsonClient:
                     raise SourceError(f"{self.service} ({host}) answered with something that is not JSON") from None
             if response.status_code not in RETRY_STATUS:
                 raise SourceError(f"{self.service} refused the request (HTTP {response.status_code}): "
-                                  f"{_detail(response)}")
+                                  f"{detail(response)}")
             what = "too many requests" if response.status_code == 429 else "server error"
             problem = f"{self.service} ({host}) answered HTTP {response.status_code} ({what})"
-            wait = _retry_after(response)
+            wait = retry_after(response)
             if wait is None:
                 wait = self._doubling(attempt)
         tries = self.retries + 1
@@ -88,15 +89,22 @@ class JsonClient:
         self.requests_sent += 1
 
 
-def _retry_after(response: requests.Response) -> float | None:
+def retry_after(response: requests.Response) -> float | None:
+    """Retry-After in seconds, given as seconds or as an HTTP date; None without one."""
     value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
     try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:  # an HTTP date: rare; the doubling wait is a fair substitute
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
         return None
 
 
-def _detail(response: requests.Response) -> str:
+def detail(response: requests.Response) -> str:
     """The server's explanation of a refusal, on one line."""
     try:
         body = response.json()
