@@ -33,8 +33,8 @@ from recommender.store.index import Index
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
 DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
-BASE_ENCODER = encoder_name(DEFAULT_MAX_TOKENS, "torch")  # the cache key of the demo's shipped vectors
 ENCODER_NAME = encoder_name(DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME)  # the cache key of a new index's encoder
+BASE_ENCODER = ENCODER_NAME  # the cache key of the demo's shipped vectors (workspace.demo.RUNTIME)
 
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]|\d+")
 CHUNK = 20_000          # papers generated and written at a time

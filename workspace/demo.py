@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from recommender.embedding.cache import EmbeddingCache, text_key
-from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, get_encoder
+from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name, get_encoder
 from recommender.paper import Paper
 from recommender.store import versions
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
@@ -24,6 +24,7 @@ from workspace import PROJECT_ROOT
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"
 DEMO_EMBEDDINGS = PROJECT_ROOT / "assets" / "demo_embeddings.npz"
 ENCODERS = ("sbert", "multilingual")
+RUNTIME = DEFAULT_RUNTIME  # the English encoder of the shipped vectors (ONNX int8: queries need no PyTorch)
 
 
 def demo_index_dir() -> Path:
@@ -59,13 +60,14 @@ def ensure_demo_index(on_progress: Progress | None = None) -> Path:
     try:
         version = versions.current_version(root)
         manifest = versions.read_manifest(version, verify=True)
-        if manifest.get("source", {}).get("sha256") == checksum and (version / GLOSSARY).is_file():
-            return root  # (an index built before glossaries is rebuilt)
+        if manifest.get("source", {}).get("sha256") == checksum and (version / GLOSSARY).is_file() and \
+                manifest.get("model") == encoder_name(DEFAULT_MAX_TOKENS, RUNTIME):
+            return root  # (an index built before glossaries, or with another encoder, is rebuilt)
     except versions.IndexDirectoryError:
         pass
     _seed_cache(root)
     build_index(demo_papers(), root, multilingual=True, on_progress=on_progress, progress_bar=False,
-                source={"file": DEMO_CORPUS.name, "sha256": checksum}, runtime="torch")  # the shipped vectors' encoder
+                source={"file": DEMO_CORPUS.name, "sha256": checksum}, runtime=RUNTIME)
     return root
 
 
@@ -95,7 +97,7 @@ def write_demo_embeddings() -> None:
     arrays = {}
     try:
         for kind in ENCODERS:
-            encoder = get_encoder(kind, DEFAULT_MAX_TOKENS) if kind == "sbert" else get_encoder(kind)
+            encoder = get_encoder(kind, DEFAULT_MAX_TOKENS, RUNTIME) if kind == "sbert" else get_encoder(kind)
             keys = sorted({text_key(encoder.name, t) for t in texts})
             found = cache.get_many(keys)
             arrays[f"{kind}_keys"] = np.array(keys)
