@@ -1,12 +1,12 @@
 """Short "why this paper" texts built from the evidence behind a score."""
 from __future__ import annotations
 
-import math
 import re
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from recommender.paper import Paper
+from recommender.pipeline.confidence import STRONG_MATCH_COSINE
 from recommender.store.lexical import LexicalIndex, analyze, lexical_text
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
@@ -15,7 +15,10 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?)。，；：！？）])")
 MAX_TERMS = 5
 MAX_SENTENCE = 220
 MAX_FITS = 90  # characters of the user's citing sentence quoted in an explanation
-MIN_TERM_IDF = math.log(10)  # a term shown as evidence occurs in at most about a tenth of the corpus
+# A term shown as evidence is specific: at most 1 paper in 50 holds it, or at most FEW_PAPERS (a small corpus).
+# Words the corpus uses widely ("previous", "investigate", an IR corpus's "ranking") say nothing of one paper.
+MAX_TERM_SHARE = 0.02
+FEW_PAPERS = 2
 GENERIC_WORDS = frozenset(STOPWORDS_EN_PLUS)
 
 
@@ -28,11 +31,24 @@ def surface_words(text: str) -> dict[str, str]:
     return words
 
 
-def matched_terms(query_weights: dict[str, float], paper: Paper, surface: dict[str, str]) -> list[str]:
-    """Specific query words found in the paper, most specific (highest IDF) first."""
+def specific_terms(lexical: LexicalIndex, text: str) -> set[str]:
+    """The terms of `text` that few papers of the index hold (at most MAX_TERM_SHARE of them, or FEW_PAPERS)."""
+    limit = max(FEW_PAPERS, MAX_TERM_SHARE * lexical.documents)
+    return {term for term, papers in lexical.document_frequencies(text).items() if papers <= limit}
+
+
+def shown_word(word: str) -> bool:
+    """A word an explanation may quote: no stop word, single character ("e.g." gives "g") or bare number."""
+    return word not in GENERIC_WORDS and len(word) > 1 and not word.isdigit()
+
+
+def matched_terms(query_weights: dict[str, float], specific: set[str], paper: Paper,
+                  surface: dict[str, str]) -> list[str]:
+    """The query's specific terms (`specific_terms`) found in the paper, most specific (highest IDF) first, as
+    the query wrote them."""
     stems = set(analyze(lexical_text(paper)))
-    hits = sorted((s for s in query_weights if s in stems and query_weights[s] >= MIN_TERM_IDF
-                   and surface.get(s, s) not in GENERIC_WORDS), key=lambda s: (-query_weights[s], s))
+    hits = sorted((s for s in specific if s in stems and shown_word(surface.get(s, s))),
+                  key=lambda s: (-query_weights[s], s))
     return [surface.get(s, s) for s in hits[:MAX_TERMS]]
 
 
@@ -56,7 +72,7 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
     """One or two readable sentences naming the strongest evidence; `fits`: the citing sentence of the user's
     paragraph that the paper fits best."""
     parts = []
-    if components.get("dense", 0.0) >= 0.5:
+    if components.get("dense", 0.0) >= STRONG_MATCH_COSINE["english"]:  # where a result is labelled close
         parts.append(f"Close in meaning to your text (cosine {components['dense']:.2f})")
     if terms:
         parts.append("shares the terms " + ", ".join(f"“{t}”" for t in terms))
@@ -76,18 +92,19 @@ def explanation(terms: list[str], sentence: str, via_title: str | None, componen
 
 class Explainer:
     """Explanations for the results of one query; `query_text` is what BM25 saw of it, `lexical` the index's
-    BM25 (for the IDF of its terms)."""
+    BM25 (for the IDF and document frequency of its terms)."""
 
     def __init__(self, query_text: str, lexical: LexicalIndex):
         self.weights = lexical.term_weights(query_text)
+        self.specific = specific_terms(lexical, query_text)
         self.surface = surface_words(query_text)
 
     def explain(self, paper: Paper, components: dict[str, float], via_title: str | None = None,
                 drivers: list[str] | None = None, fits: str | None = None) -> str:
         """`explanation` for one paper; `drivers`: the evidence a learned rerank weighed most; `fits`: the citing
         sentence of the query's paragraph it fits best."""
-        text = explanation(matched_terms(self.weights, paper, self.surface), closest_sentence(self.weights, paper),
-                           via_title, components, fits)
+        text = explanation(matched_terms(self.weights, self.specific, paper, self.surface),
+                           closest_sentence(self.weights, paper), via_title, components, fits)
         if drivers:
             text += f" Ranked by the learned model, mostly for: {', '.join(drivers)}."
         return text

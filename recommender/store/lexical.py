@@ -116,6 +116,18 @@ class LexicalIndex:
                 weights[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
         return weights
 
+    @property
+    def documents(self) -> int:
+        """How many documents the index holds."""
+        return int(self.model.scores["num_docs"])
+
+    def document_frequencies(self, text: str) -> dict[str, int]:
+        """How many documents hold each known term of the text (in term order)."""
+        vocab = self.model.vocab_dict
+        indptr = self.model.scores["indptr"]
+        return {term: int(indptr[vocab[term] + 1] - indptr[vocab[term]])
+                for term in sorted(set(analyze(text))) if term in vocab}
+
 
 class TermIds:
     """A corpus as one array of term ids (`terms`) and the number of terms of each document (`lengths`)."""
