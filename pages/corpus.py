@@ -4,6 +4,7 @@ cite it."""
 from __future__ import annotations
 
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -14,19 +15,18 @@ import streamlit as st
 from pages.ui import access, active_index, builds, engines, field_training, markdown, progress, shelves
 from recommender.corpus.loaders import CorpusError, LoadResult, load_corpus
 from recommender.pipeline.learned import describe_learned
-from workspace import cleanup, corpora, engine_caches
+from workspace import cleanup, corpora, engine_caches, personal
 
 PREVIEW_ROWS = 50
 SHOWN_PROBLEMS = 200
 
 
 def choose_corpus(directory: str) -> None:
-    """Switch this session between the default corpus and the imported ones."""
+    """Switch this session between the default corpus and those of its workspace (or the shared ones)."""
     default = active_index.default_index_dir()
     options = {active_index.corpus_name(default): default}
-    for shelf in dict.fromkeys((shelves.shelf(), shelves.builds_shelf())):
-        for name, path in corpora.list_corpora(shelf).items():
-            options[name if name not in options else f"{name} (built)"] = str(path)
+    for name, path in corpora.list_corpora(shelves.shelf()).items():
+        options[name if name not in options else f"{name} (yours)"] = str(path)
     names = list(options)
     current = next((n for n, d in options.items() if Path(d) == Path(directory)), names[0])
     choice = st.selectbox("Active corpus", names, index=names.index(current),
@@ -36,27 +36,67 @@ def choose_corpus(directory: str) -> None:
         st.rerun()
 
 
-def privacy_note(directory: str) -> None:
-    """Who sees the corpora imported here; for a private one, a button that deletes it now."""
+def workspace_panel(directory: str) -> None:
+    """Who sees the corpora imported here; in private mode the workspace's address and its corpora, each with its
+    size, dates and a delete button."""
     if shelves.shared():
         st.caption("Corpora imported here are shared with everyone who uses this server.")
         return
-    if corpora.is_user_corpus(Path(directory), shelves.builds_shelf()):
-        st.caption("This corpus was built from a source: it is found again through this page's address, by you or "
-                   f"whoever you give it to, and deleted from the server {cleanup.idle_limit_s() / 3600:g} hours "
-                   "after the address was last opened.")
-    else:
-        st.caption("Corpora you import are visible only in this browser session (a reload starts a new one) and "
-                   "are deleted from the server after the session ends.")
-    shelf = next((s for s in (shelves.shelf(), shelves.builds_shelf()) if corpora.is_user_corpus(Path(directory), s)),
-                 None)
-    if shelf is not None and st.button(f"Delete {Path(directory).name} now", icon=":material/delete:",
-                                       key="delete_corpus"):
-        engine_caches.release(directory)
-        corpora.delete_corpus(Path(directory), shelf)
+    shelves.keep_in_address()  # also when the page runs without app.py (opened by address on a fresh server)
+    if not shelves.shelf().is_dir():
+        st.caption("Corpora you import or build here are private: they go to a workspace of your own, which this "
+                   "page's address opens from then on.")
+        return
+    st.subheader("Your corpora")
+    hours = f"{cleanup.idle_limit_s() / 3600:g}"
+    st.info("**Bookmark this page.** Its address opens your workspace: your corpora, your builds and what they "
+            "learned, after a reload, a closed browser or a server restart. Whoever has the address sees them and "
+            f"nobody else; they are deleted from the server {hours} hours after the address was last used.",
+            icon=":material/bookmark:")
+    st.code(workspace_address(), language=None)
+    mine = personal.your_corpora(shelves.shelf())
+    if not mine:
+        st.caption("No corpus in your workspace now.")
+    for corpus in mine:
+        corpus_row(corpus, Path(directory) == corpus.directory)
+
+
+def workspace_address() -> str:
+    """This page's address with the workspace's token (relative when the browser's address is not known)."""
+    return f"{st.context.url or ''}?{shelves.PARAM}={shelves.owner()}"
+
+
+def corpus_row(corpus: personal.CorpusInfo, active: bool) -> None:
+    """One corpus of the workspace: its name, size and dates, a button to use it and one to delete it."""
+    counts = "" if corpus.papers is None else \
+        f"{count(corpus.papers, 'paper')}, {count(corpus.links, 'citation link')} · "
+    with st.container(border=True, key=f"yours_{corpus.name}"):
+        about, use, delete = st.columns([5, 1, 1.4], vertical_alignment="center")
+        about.markdown(f"**{corpus.name}**" + (" · in use" if active else "") + "  \n"
+                       f"{counts}{corpus.disk_bytes / 1e6:,.1f} MB on the server  \n"
+                       f"changed {when(corpus.changed)} · last used {when(corpus.used)}")
+        if use.button("Use", key=f"use_{corpus.name}", disabled=active):
+            active_index.set_active_index(corpus.directory)
+            st.rerun()
+        with delete.popover("Delete", icon=":material/delete:"):
+            st.markdown(f"Delete **{corpus.name}** and what it learned from the server? This cannot be undone.")
+            if st.button(f"Delete {corpus.name}", key=f"delete_{corpus.name}", type="primary"):
+                delete_corpus(corpus.directory, active)
+
+
+def when(seconds: float) -> str:
+    """"28 Nov 2026 09:41" (the server's time zone), never broken across lines."""
+    return time.strftime("%d %b %Y %H:%M", time.localtime(seconds)).replace(" ", "\u00a0")
+
+
+def delete_corpus(directory: Path, active: bool) -> None:
+    """Delete a corpus of the workspace, with what it learned; the default corpus takes over if it was in use."""
+    engine_caches.release(directory)
+    corpora.delete_corpus(directory, shelves.shelf())
+    if active:
         active_index.set_active_index(active_index.default_index_dir())
-        st.session_state["corpus_message"] = f"Deleted corpus {Path(directory).name}."
-        st.rerun()
+    st.session_state["corpus_message"] = f"Deleted corpus {directory.name}."
+    st.rerun()
 
 
 def statistics(index) -> None:
@@ -201,7 +241,7 @@ access.require()
 directory = active_index.active_index_dir()
 st.title("Corpus")
 choose_corpus(directory)
-privacy_note(directory)
+workspace_panel(directory)
 if message := st.session_state.pop("corpus_message", None):
     st.success(message)
 builds.builds()

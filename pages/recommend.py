@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import streamlit as st
 
-from pages.ui import access, active_index, cards, engines
+from pages.ui import access, active_index, cards, engines, shelves
 from pages.ui.export_panel import export_panel
 from pages.ui.markdown import plain
 from recommender.config import DEFAULT_DIVERSITY
@@ -50,11 +50,11 @@ def apply_deep_link() -> bool:
 
 
 def share_link(query) -> None:
-    """Put the query in the URL so that it can be shared."""
+    """Put the query in the URL so that it can be shared; the workspace's token stays (a reload keeps it)."""
     fields = {"title": query.title, "context": query.context} if query.is_local else \
         {"title": query.title, "abstract": query.abstract}
     fields.update(k=str(query.k), diversity=str(query.diversity), like=",".join(sorted(query.exclude)))
-    st.query_params.from_dict({k: v for k, v in fields.items() if v})
+    st.query_params.from_dict({**{k: v for k, v in fields.items() if v}, **shelves.in_address()})
 
 
 def drop_stale_filters(years: list[int], venues: list[str]) -> None:
@@ -206,7 +206,9 @@ def show_results(results: dict) -> None:
     if matches.weak:
         st.warning(weak_match_notice(matches), icon=":material/search_off:")
     st.subheader(f"{len(recs)} nearest papers (weak match)" if matches.weak else f"{len(recs)} recommendations")
-    st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · share this query by copying the page URL")
+    share = ("share this query by copying the page URL without its workspace=… part (it opens your corpora)"
+             if shelves.in_address() else "share this query by copying the page URL")
+    st.caption(f"Mode: {mode} · {results['seconds']:.2f} s · {share}")
     st.page_link("pages/citation_graph.py", label="See them as a citation graph", icon=":material/hub:")
     if results.get("left_out"):
         st.info(retracted_notice(results["left_out"]), icon=":material/block:")

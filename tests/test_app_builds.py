@@ -119,18 +119,19 @@ def test_a_build_is_seen_stopped_and_removed_from_another_session(app_env, monke
     assert not job.folder.exists() and not at.subheader
 
 
-def test_private_builds_are_found_again_through_the_pages_address(app_env):
+def test_private_builds_are_found_again_through_the_workspaces_address(app_env):
     mine = open_app(PAGE)
-    token = mine.session_state["builds_owner"]
+    token = mine.session_state["workspace"]
     shelf = corpora.private_shelf(token)
     Job.create(shelf / corpora.JOBS_FOLDER / "field", "Field", [Step("Collecting the papers", ["corpus"])])
     mine.run()
-    assert mine.query_params["builds"] == token  # the address now names the builds
-    again = open_app(PAGE, builds=token)  # a reload: a new session with the same address
-    assert again.session_state["builds_owner"] == token
-    assert any("Field" in m.value for m in again.markdown) and again.button(key="build_resume_field")
-    for other in (open_app(PAGE), open_app(PAGE, builds="0" * 32), open_app(PAGE, builds="../../etc")):
-        assert other.session_state["builds_owner"] != token and not other.subheader
+    assert mine.query_params["workspace"] == token  # the address now names the workspace
+    for again in (open_app(PAGE, workspace=token), open_app(PAGE, builds=token)):  # a reload; an earlier address
+        assert again.session_state["workspace"] == token and again.query_params["workspace"] == token
+        assert "builds" not in again.query_params
+        assert any("Field" in m.value for m in again.markdown) and again.button(key="build_resume_field")
+    for other in (open_app(PAGE), open_app(PAGE, workspace="0" * 32), open_app(PAGE, builds="../../etc")):
+        assert other.session_state["workspace"] != token and not other.subheader
 
 
 @pytest.mark.skipif(not HAS_CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)")
@@ -148,7 +149,7 @@ def test_a_build_goes_on_across_a_reload_and_ends_in_a_new_corpus(small_index, t
         page.get_by_role("textbox", name="Name of the new corpus").fill("Fixture arXiv")
         page.get_by_role("button", name="Start the build").click()
         page.get_by_text("Fixture arXiv · running").first.wait_for(timeout=60_000)
-        assert re.search(r"[?&]builds=[0-9a-f]{32}\b", page.url)
+        assert re.search(r"[?&]workspace=[A-Za-z0-9_-]{32}\b", page.url)
         settle(page)
         page.screenshot(path=str(tmp_path / "running.png"))
 

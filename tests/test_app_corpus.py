@@ -1,5 +1,7 @@
 """The Corpus page: statistics, validation of uploads, imports that never touch the active index on failure,
-and imports private to the session that made them unless the operator shares them."""
+and imports kept in a private workspace that the page's address names (listed with their sizes and dates, deleted
+from there), unless the operator shares them."""
+import re
 from pathlib import Path
 
 from support.app_helpers import ask, open_app
@@ -16,7 +18,7 @@ def metric(at, label: str) -> str:
 
 
 def private_shelf(at) -> Path:
-    return corpora.private_shelf(at.session_state["shelf_owner"])
+    return corpora.private_shelf(at.session_state["workspace"])
 
 
 def import_law(at, name: str = "Law only"):
@@ -124,15 +126,40 @@ def test_switching_back_drops_filters_the_other_corpus_cannot_offer(app_env):
     assert at.multiselect(key="q_venues").value == [] and at.slider(key="q_years").value == (2010, 2015)
 
 
-def test_an_import_is_seen_only_by_the_session_that_made_it(app_env):
+def test_an_import_is_seen_only_through_the_address_of_its_workspace(app_env):
     mine = import_law(open_app(PAGE))
-    built = Path(mine.session_state["corpus_dir"])
+    built, token = Path(mine.session_state["corpus_dir"]), mine.session_state["workspace"]
     assert built.parent == private_shelf(mine) and built.parent.parent == app_env / corpora.PRIVATE_FOLDER
     assert "law-only" in mine.selectbox[0].options and metric(mine, "Papers") == "2"
-    theirs = open_app(PAGE)
-    assert theirs.selectbox[0].options == [mine.selectbox[0].options[0]]  # the default corpus only
-    assert metric(theirs, "Papers") == "24"
-    assert any("visible only in this browser session" in c.value for c in theirs.caption)
+    assert mine.query_params["workspace"] == token and len(token) == 32
+    assert any(f"?workspace={token}" in c.value for c in mine.code)  # the address to bookmark
+    again = open_app(PAGE, workspace=token)  # a reload, a closed browser opened again, a restarted server
+    assert again.session_state["corpus_dir"] == str(built) and metric(again, "Papers") == "2"
+    assert "law-only" in again.selectbox[0].options
+    for theirs in (open_app(PAGE), open_app(PAGE, workspace="0" * 32), open_app(PAGE, workspace="../" * 11),
+                   open_app(PAGE, workspace=token[:-1]), open_app(PAGE, builds=str(app_env))):
+        assert theirs.session_state["workspace"] != token
+        assert theirs.selectbox[0].options == [mine.selectbox[0].options[0]]  # the default corpus only
+        assert metric(theirs, "Papers") == "24" and "workspace" not in theirs.query_params
+        assert any("go to a workspace of your own" in c.value for c in theirs.caption)
+        assert not [s for s in theirs.subheader if s.value == "Your corpora"]
+    assert any("named a workspace that does not exist" in t.value for t in open_app(workspace="0" * 32).toast)
+
+
+def test_your_corpora_are_listed_with_their_size_and_dates_and_one_is_used_from_the_list(app_env):
+    at = import_law(open_app(PAGE))
+    import_law(at, "Law again")
+    rows = {c.key: c for c in at.get("flex_container") if str(c.key).startswith("yours_")}
+    assert list(rows) == ["yours_law-again", "yours_law-only"]
+    [again] = [m.value for m in at.markdown if m.value.startswith("**law-again**")]
+    date = r"\d\d\s\w{3}\s\d{4}\s\d\d:\d\d"
+    assert re.fullmatch(r"\*\*law-again\*\* · in use  \n2 papers, 1 citation link · \d+\.\d MB on the server  \n"
+                        f"changed {date} · last used {date}", again), again
+    assert at.button(key="use_law-again").disabled and not at.button(key="use_law-only").disabled
+    at.button(key="use_law-only").click().run()
+    assert at.session_state["corpus_dir"] == str(private_shelf(at) / "law-only")
+    assert open_app(PAGE, workspace=at.session_state["workspace"]).session_state["corpus_dir"] == \
+        str(private_shelf(at) / "law-only")  # the workspace comes back on the corpus used last
 
 
 def test_shared_corpora_are_listed_in_every_session(app_env, monkeypatch):
@@ -142,17 +169,21 @@ def test_shared_corpora_are_listed_in_every_session(app_env, monkeypatch):
     theirs = open_app(PAGE)
     assert "law-only" in theirs.selectbox[0].options
     assert any("shared with everyone" in c.value for c in theirs.caption)
-    assert "delete_corpus" not in [b.key for b in theirs.button]  # nobody deletes a shared corpus from the app
+    assert not [b for b in theirs.button if b.key.startswith("delete_")]  # nobody deletes a shared corpus here
+    assert "workspace" not in theirs.query_params
 
 
 def test_a_session_deletes_its_corpus_and_is_back_on_the_default(app_env):
     at = import_law(open_app(PAGE))
     built = Path(at.session_state["corpus_dir"])
-    at.button(key="delete_corpus").click().run()
+    at.button(key="delete_law-only").click().run()
     assert not at.exception, at.exception
     assert not built.exists() and metric(at, "Papers") == "24"
     assert any("Deleted corpus law-only" in s.value for s in at.success)
     assert at.selectbox[0].options == [at.selectbox[0].options[0]]
+    assert any("No corpus in your workspace now" in c.value for c in at.caption)
+    again = open_app(PAGE, workspace=at.session_state["workspace"])
+    assert "corpus_dir" not in again.session_state and metric(again, "Papers") == "24"
 
 
 def test_a_corpus_removed_by_the_clean_up_gives_way_to_the_default(app_env):

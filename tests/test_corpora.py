@@ -1,4 +1,5 @@
-"""User corpora: created beside, never inside, the index they extend; extended in place when they are ours."""
+"""User corpora: created beside, never inside, the index they extend; extended in place when they are ours; a
+person's workspace opened only by its token, remembering the corpus used last, kept until the idle limit."""
 import os
 import time
 
@@ -7,7 +8,8 @@ import pytest
 from recommender.paper import Paper
 from recommender.store import versions
 from recommender.store.index import Index
-from workspace import corpora
+from workspace import corpora, personal
+from workspace.cleanup import Sweeper
 
 NEW = [Paper(id="new1", title="Citation recommendation for legal documents", abstract="Court decisions cite "
              "precedents; we recommend them.", authors=["Ruth Law"], year=2016, venue="ICAIL"),
@@ -95,3 +97,58 @@ def test_sweep_removes_the_shelves_of_owners_that_are_gone(root):
     assert corpora.touch_shelf(alive) and not corpora.touch_shelf(gone)
     assert corpora.sweep_private_shelves(lambda owner: False, grace_s=900, idle_limit_s=86_400) == 0
     assert alive.exists()
+
+
+@pytest.mark.parametrize("token", ["", "a" * 31, "a" * 65, "../" * 11, "a" * 31 + "/", "a" * 31 + ".", "é" * 32])
+def test_an_address_names_no_workspace_but_an_existing_one_by_a_token(root, token):
+    (root / corpora.PRIVATE_FOLDER / ("a" * 31)).mkdir(parents=True)  # a folder, but not named by a full token
+    assert personal.shelf_of(token) is None
+    mine = personal.new_token()
+    assert len(mine) == 32 and personal.TOKEN_RE.fullmatch(mine) and personal.shelf_of(mine) is None  # not made yet
+    corpora.create_corpus("Mine", NEW[:1], shelf=corpora.private_shelf(mine))
+    assert personal.shelf_of(mine) == root / ".sessions" / mine and personal.shelf_of(personal.new_token()) is None
+
+
+def test_a_workspace_remembers_the_corpus_used_last_while_it_exists(root, small_index):
+    shelf = corpora.private_shelf("w" * 32)
+    personal.remember_choice(shelf, small_index)
+    assert not shelf.exists()  # the default corpus chosen: no workspace is created for that
+    mine, other = (corpora.create_corpus(name, NEW[:1], shelf=shelf) for name in ("Mine", "Other"))
+    assert personal.last_used(shelf) is None
+    personal.remember_choice(shelf, mine)
+    assert personal.last_used(shelf) == mine
+    personal.remember_choice(shelf, corpora.create_corpus("Theirs", NEW[:1], shelf=corpora.private_shelf("t" * 32)))
+    assert personal.last_used(shelf) is None  # another workspace's corpus is never remembered here
+    personal.remember_choice(shelf, other)
+    corpora.delete_corpus(other, shelf)
+    assert personal.last_used(shelf) is None
+    (shelf / personal.LAST_USED).write_text("../" + "t" * 32 + "/theirs")
+    assert personal.last_used(shelf) is None
+
+
+def test_your_corpora_have_their_size_and_dates(root):
+    shelf = corpora.private_shelf("w" * 32)
+    target = corpora.create_corpus("Mine", NEW[:1], shelf=shelf)
+    os.utime(target, (1_000_000_000, 1_000_000_000))
+    [listed] = personal.your_corpora(shelf)
+    assert (listed.name, listed.directory, listed.papers, listed.links) == ("mine", target, 1, 0)
+    assert listed.disk_bytes == sum(p.stat().st_size for p in target.rglob("*") if p.is_file()) > 10_000
+    assert listed.used == listed.changed == (target / "CURRENT").stat().st_mtime  # never before its last change
+    personal.mark_used(target)
+    assert personal.your_corpora(shelf)[0].used >= time.time() - 5
+    assert personal.your_corpora(corpora.private_shelf("t" * 32)) == []
+
+
+def test_a_workspace_holding_a_corpus_outlives_its_session_until_the_idle_limit(root):
+    kept, empty = corpora.private_shelf("k" * 32), corpora.private_shelf("e" * 32)
+    corpora.create_corpus("Mine", NEW[:1], shelf=kept)
+    empty.mkdir(parents=True)
+    (empty / personal.LAST_USED).write_text("")  # a file alone is nothing to come back to
+    now = time.time()
+    for shelf in (kept, empty):
+        os.utime(shelf, (now - 3600, now - 3600))  # untouched for an hour: past the grace period
+    assert Sweeper.alive(kept.name) and not Sweeper.alive(empty.name) and not Sweeper.alive("n" * 32)
+    assert corpora.sweep_private_shelves(Sweeper.alive, grace_s=900, idle_limit_s=86_400, now=now) == 1
+    assert kept.is_dir() and not empty.exists()
+    assert corpora.sweep_private_shelves(Sweeper.alive, grace_s=900, idle_limit_s=86_400, now=now + 86_400) == 1
+    assert not kept.exists()

@@ -1,5 +1,6 @@
-"""App services: what the web app does besides drawing pages — corpora on shelves and their background builds, the
-clean-up of ended sessions' shelves, the demo index, the citation-graph figure, the app as a server process.
+"""App services: what the web app does besides drawing pages — corpora on shelves and their background builds,
+personal workspaces and the clean-up of unused ones, the demo index, the citation-graph figure, the app as a server
+process.
 
 May import the engine (`recommender`); never `streamlit`, `pages`, `bench` or `tests`."""
 from pathlib import Path

@@ -1,52 +1,44 @@
-"""The clean-up of private shelves: those whose session has ended, and those nobody has used for the idle limit.
+"""The clean-up of private shelves (workspaces): those nobody has used for the idle limit, and empty ones.
 
-Shelves and their removal are in `corpora`; this decides when. The app tells it which session uses which shelf
-and how to ask whether a session is still connected.
+Shelves and their removal are in `corpora`; this decides when. A workspace is kept while it is used (each run of
+the app touches it) and for the idle limit after, so that its address still opens it after a closed browser or a
+server restart; one holding nothing (no corpus, none being built) goes after a short grace period.
 """
 from __future__ import annotations
 
 import os
 import threading
 import time
-from collections.abc import Callable
 
 from workspace import corpora, engine_caches
 
 SWEEP_EVERY_S = 300
-GRACE_S = 15 * 60  # a session whose connection dropped can come back for 2 minutes (Streamlit's default)
-DEFAULT_IDLE_LIMIT_H = 24.0  # a shelf untouched this long goes even while its session seems connected
+GRACE_S = 15 * 60  # an empty shelf goes after this long untouched
+DEFAULT_IDLE_LIMIT_H = 24.0  # a shelf untouched this long goes, whatever it holds
 
 
 def idle_limit_s() -> float:
-    """Seconds a private shelf may go untouched before it is removed even if its session lives on
-    ($CITREC_PRIVATE_IDLE_HOURS, default 24 hours)."""
+    """Seconds a private shelf may go untouched before it is removed ($CITREC_PRIVATE_IDLE_HOURS, default 24
+    hours)."""
     return float(os.environ.get("CITREC_PRIVATE_IDLE_HOURS") or DEFAULT_IDLE_LIMIT_H) * 3600
 
 
 class Sweeper:
-    """Removes the shelves of ended sessions, at most once every SWEEP_EVERY_S, and frees their cached engines.
+    """Removes unused shelves, at most once every SWEEP_EVERY_S, and frees their cached engines."""
 
-    It knows which session owns each shelf (`seen`) and asks `session_active(session id)` whether it is still
-    connected, so that a shelf goes soon after its session ended; a shelf it has never seen (left by an earlier
-    server process) goes after the grace period.
-    """
-
-    def __init__(self, session_active: Callable[[str], bool] = lambda session_id: False):
-        self.session_active = session_active
+    def __init__(self):
         self.lock = threading.Lock()
         self.last = float("-inf")
-        self.sessions: dict[str, str] = {}  # shelf owner -> session id
 
-    def seen(self, shelf_owner: str, session_id: str) -> None:
-        self.sessions[shelf_owner] = session_id
-
-    def alive(self, shelf_owner: str) -> bool:
-        """Whether the shelf's session is still connected to this server; a shelf of background builds counts as
-        alive (it waits for its owner to come back until the idle limit)."""
-        if (corpora.corpora_root() / corpora.PRIVATE_FOLDER / shelf_owner / corpora.JOBS_FOLDER).is_dir():
-            return True
-        session = self.sessions.get(shelf_owner)
-        return session is not None and self.session_active(session)
+    @staticmethod
+    def alive(shelf_owner: str) -> bool:
+        """Whether the shelf holds something to come back to: a corpus (or one being imported) or builds; such a
+        shelf waits for its owner until the idle limit."""
+        shelf = corpora.corpora_root() / corpora.PRIVATE_FOLDER / shelf_owner  # as the sweep found it
+        try:
+            return any(entry.is_dir() for entry in shelf.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return False
 
     def maybe_sweep(self, now: float | None = None) -> int:
         now = time.monotonic() if now is None else now
@@ -54,10 +46,6 @@ class Sweeper:
             return 0
         try:
             self.last = now
-            removed = corpora.sweep_private_shelves(self.alive, GRACE_S, idle_limit_s(),
-                                                    on_remove=engine_caches.release)
-            for gone in [o for o in list(self.sessions) if not corpora.private_shelf(o).is_dir()]:
-                self.sessions.pop(gone, None)
-            return removed
+            return corpora.sweep_private_shelves(self.alive, GRACE_S, idle_limit_s(), on_remove=engine_caches.release)
         finally:
             self.lock.release()

@@ -1,9 +1,9 @@
 """User corpora imported through the app: one index directory each, on a shelf.
 
 A shelf is a folder of corpora. The shared shelf is the corpora root itself: every session of the app
-may list it when the operator enables shared corpora. A private shelf belongs to one owner (a browser
-session) and lives under the root's `.sessions/` folder; `sweep_private_shelves` removes those whose
-owner is gone. Indexes outside a shelf (the demo, or one named by $CITREC_INDEX) are never modified:
+may list it when the operator enables shared corpora. A private shelf belongs to one owner (a person's
+workspace, `personal`) and lives under the root's `.sessions/` folder; `sweep_private_shelves` removes those
+whose owner is gone. Indexes outside a shelf (the demo, or one named by $CITREC_INDEX) are never modified:
 extending one builds a new user corpus holding its papers plus the new ones.
 
 Builds from a source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) run as background jobs
@@ -63,6 +63,15 @@ def list_corpora(shelf: Path | None = None) -> dict[str, Path]:
     if not shelf.is_dir():
         return {}
     return {p.name: p for p in sorted(shelf.iterdir()) if (p / "CURRENT").is_file()}
+
+
+def corpus_counts(directory: Path) -> tuple[int, int] | None:
+    """(papers, citation links) of a corpus's live version, from its manifest; None when it cannot be read."""
+    try:
+        manifest = versions.read_manifest(versions.current_version(directory), verify=False)
+        return int(manifest["papers"]), int(manifest["edges"])
+    except (versions.IndexDirectoryError, KeyError, TypeError, ValueError):
+        return None
 
 
 def is_user_corpus(directory: Path, shelf: Path | None = None) -> bool:

@@ -1,5 +1,5 @@
-"""The corpus this session works on: one it imported or chose on the Corpus page, else the default ($CITREC_INDEX,
-else the demo index, built on the first start)."""
+"""The corpus this session works on: one it imported or chose on the Corpus page, else the one its workspace used
+last (after a reload), else the default ($CITREC_INDEX, else the demo index, built on the first start)."""
 from __future__ import annotations
 
 import os
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.ui import progress
-from workspace import corpora
+from pages.ui import progress, shelves
+from workspace import corpora, personal
 from workspace.demo import DemoIndex
 
 
@@ -29,22 +29,32 @@ def default_index_dir() -> str:
 
 
 def active_index_dir() -> str:
-    """This session's corpus: one it imported or chose on the Corpus page, else the default.
+    """This session's corpus: one it imported or chose on the Corpus page, else the one its workspace used last,
+    else the default.
 
-    A chosen corpus that has been deleted meanwhile (by this session, or by the clean-up of ended sessions)
+    A chosen corpus that has been deleted meanwhile (from another tab, or by the clean-up of unused workspaces)
     gives way to the default, with a notice.
     """
+    if "corpus_dir" not in st.session_state and not shelves.shared():
+        last = personal.last_used(shelves.shelf())
+        if last is not None:
+            st.session_state["corpus_dir"] = str(last)
     chosen = st.session_state.get("corpus_dir")
     if chosen and not (Path(chosen) / "CURRENT").is_file():
         set_active_index(default_index_dir())
         st.toast(f"The corpus {Path(chosen).name} no longer exists; you are back on the default corpus.")
         chosen = None
+    if chosen and corpora.on_a_shelf(Path(chosen)):  # never the default corpus: the app does not modify it
+        personal.mark_used(Path(chosen))
     return chosen or default_index_dir()
 
 
 def set_active_index(directory: str | Path) -> None:
-    """Switch this session to another corpus; results of the old one are dropped."""
+    """Switch this session to another corpus, and remember it in the workspace; results of the old one are
+    dropped."""
     st.session_state["corpus_dir"] = str(directory)
+    if not shelves.shared():
+        personal.remember_choice(shelves.shelf(), Path(directory))
     for key in ("results", "review"):
         st.session_state.pop(key, None)
 

@@ -2,7 +2,8 @@
 
 A build runs `python -m recommender corpus ...` and then `python -m recommender index ...` in a process of its
 own (`corpora.start_build`, `recommender.background`): it goes on when the browser is closed, and a new session
-of the page (a reload) sees it and its progress. When it is done, its corpus is listed with the imported ones.
+of the page with the workspace's address (a reload) sees it and its progress. When it is done, its corpus is
+listed with the imported ones.
 
 OpenAlex and Semantic Scholar are always offered. The arXiv snapshot, a Zotero library and a folder of PDFs are read from paths on
 the server, which only its operator may allow (CITREC_ALLOW_SERVER_PATHS=1 or `allow_server_paths = true` under
@@ -23,8 +24,6 @@ from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
 from recommender.corpus.sources.semantic_scholar import seed_id
-from recommender.store import versions
-from recommender.store.versions import IndexDirectoryError
 from workspace import cleanup, corpora
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
@@ -44,25 +43,13 @@ def server_paths_allowed() -> bool:
 
 
 def builds() -> None:
-    """The builds of this session (or of everyone's, with shared corpora): running, done or interrupted."""
-    shelf = shelves.builds_shelf()
-    remember_in_address(shelf)
-    jobs_panel(shelf)
+    """The builds of this workspace (or of everyone's, with shared corpora): running, done or interrupted."""
+    jobs_panel(shelves.shelf())
 
 
 def form() -> None:
     """The form that starts a build."""
-    build_form(shelves.builds_shelf())
-
-
-def remember_in_address(shelf: Path) -> None:
-    """Private builds: keep the builds' token in the page's address, so that a reload finds them, and mark the
-    shelf as in use (a page opened by its address may run without app.py, which does so on other runs)."""
-    if shelves.shared() or not corpora.touch_shelf(shelf):
-        return
-    shelves.seen(shelf.name)
-    if st.query_params.get(shelves.BUILDS_PARAM) != shelf.name:
-        st.query_params[shelves.BUILDS_PARAM] = shelf.name
+    build_form(shelves.shelf())
 
 
 # --------------------------------------------------------------------------- the running and finished builds
@@ -77,9 +64,6 @@ def jobs_panel(shelf: Path) -> None:
     if not jobs:
         return
     st.subheader("Builds in the background")
-    if not shelves.shared():
-        st.caption("This page's address names your builds (…?builds=…): keep it, or bookmark it, to come back to "
-                   "them after closing the browser. Only who has the address sees them.")
     running = any(job.running() for job in jobs.values())
     st.fragment(show_jobs, run_every=POLL_S if running else None)(shelf)
 
@@ -114,7 +98,7 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
         st.progress(fraction if isinstance(fraction, (int, float)) else 0.0, text=text)
         st.button("Stop", key=f"build_stop_{slug}", icon=":material/stop:", on_click=job.stop)
     elif state == "done":
-        st.success(f"Built corpus {slug}{size_of(shelf / slug)}; it is in the list of corpora above.")
+        st.success(f"Built corpus {slug}{size_of(shelf / slug)}; choose it as the active corpus above, or here.")
         left, right, _ = st.columns([1, 1, 3])
         if left.button("Use it now", key=f"build_use_{slug}", icon=":material/check:", type="primary"):
             active_index.set_active_index(str(shelf / slug))
@@ -141,11 +125,8 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
 
 def size_of(directory: Path) -> str:
     """" (1,234 papers, 5,678 citation links)" from the corpus's manifest, or "" when it cannot be read."""
-    try:
-        manifest = versions.read_manifest(versions.current_version(directory), verify=False)
-        return f" ({manifest['papers']:,} papers, {manifest['edges']:,} citation links)"
-    except (IndexDirectoryError, KeyError, TypeError, ValueError):
-        return ""
+    counts = corpora.corpus_counts(directory)
+    return f" ({counts[0]:,} papers, {counts[1]:,} citation links)" if counts else ""
 
 
 def resume(job: Job) -> None:
@@ -186,22 +167,17 @@ def build_form(shelf: Path) -> None:
         submitted = st.form_submit_button("Start the build", type="primary", icon=":material/play_arrow:")
     st.caption("The build runs on the server in the background: you may leave this page or close the browser. "
                + ("Builds are shared with everyone who uses this server." if shelves.shared() else
-                  "Come back to this page's address (it names your builds) to follow it; its corpus is kept for "
+                  "Come back to your workspace's address to follow it; its corpus is kept for "
                   f"{cleanup.idle_limit_s() / 3600:g} hours after your last visit."))
     if not submitted:
         return
     try:
-        source_args = arguments()
-        taken = corpora.list_corpora(shelves.shelf())
-        if corpora.slugify(name) in taken or corpora.slugify(name) in corpora.list_corpora(shelf):
-            raise ValueError(f"A corpus named “{corpora.slugify(name)}” already exists; choose another name.")
-        corpora.start_build(name, source_args, shelf, multilingual=multilingual, keep_fresh=not shelves.shared())
+        corpora.start_build(name, arguments(), shelf, multilingual=multilingual, keep_fresh=not shelves.shared())
     except (SourceError, ValueError, JobBusy, OSError) as exc:
         st.error(f"The build was not started: {markdown.plain(str(exc))}")
         return
     st.session_state["build_message"] = (f"Started building {corpora.slugify(name)} in the background; its progress "
                                          "is shown above.")
-    remember_in_address(shelf)
     st.rerun()
 
 

@@ -1,28 +1,26 @@
-"""Where this session's imported corpora live, and their removal when the session is gone (`workspace.cleanup`).
+"""Where this session's corpora live: the person's workspace, named by a token in the page's address.
 
-By default a corpus imported in a browser session is private to it: it lives on the session's own shelf
-(`.sessions/<random token of the session>/` under the corpora root), no other session lists it, and it is
-deleted a while after the session ends. The operator shares imports between all sessions with CITREC_SHARED_CORPORA=1 or
-`shared_corpora = true` in the `[citrec]` table of .streamlit/secrets.toml; shared corpora stay until
-someone deletes their folder.
-
-Corpora built from a source in the background (`builds_shelf`) outlive the session that started them: in
-private mode they go to a shelf of their own whose random token the Corpus page's address carries
-(`?builds=...`), so that a reload, or the same address opened again after the browser was closed, finds the
-builds and their corpora; the shelf is removed once no session has used it for the idle limit (24 hours).
+By default the corpora one imports or builds are private: they live on a workspace shelf
+(`.sessions/<random token>/` under the corpora root, `workspace.personal`) whose token the app's address carries
+(`?workspace=...`) from the first import or build on. A reload, a closed browser or a server restart loses
+nothing: the same address opens the same workspace, with its corpora, builds and learned models, and the corpus
+used last. Nobody without the address lists it; it is removed once nobody has used it for the idle limit (24
+hours, `workspace.cleanup`). The operator shares imports between all sessions with CITREC_SHARED_CORPORA=1 or
+`shared_corpora = true` in the `[citrec]` table of .streamlit/secrets.toml; shared corpora stay until someone
+deletes their folder.
 """
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 import streamlit as st
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from workspace import corpora
+from workspace import corpora, personal
 from workspace.cleanup import Sweeper
+
+PARAM = "workspace"
+EARLIER_PARAM = "builds"  # the address of private builds before workspaces: still opens them
 
 
 def settings() -> dict:
@@ -39,52 +37,48 @@ def shared() -> bool:
 
 
 def owner() -> str:
-    """This session's private shelf name: a random token kept in the session state."""
-    return st.session_state.setdefault("shelf_owner", secrets.token_hex(16))
+    """This session's workspace token: the one the address names when that workspace exists, else a new one
+    (its shelf is created by the first import or build)."""
+    token = st.session_state.get("workspace")
+    if token is None:
+        given = str(st.query_params.get(PARAM) or st.query_params.get(EARLIER_PARAM) or "")
+        token = st.session_state["workspace"] = given if personal.shelf_of(given) else personal.new_token()
+    return token
 
 
 def shelf() -> Path:
-    """The folder this session's imports go to and its corpus list comes from."""
+    """The folder this session's imports and builds go to and its corpus list comes from."""
     return corpora.corpora_root() if shared() else corpora.private_shelf(owner())
 
 
-BUILDS_PARAM = "builds"
-
-
-def builds_shelf() -> Path:
-    """The folder this session's background builds go to: the shared shelf, or the private shelf named by the
-    page's address (?builds=TOKEN) when it exists, else a new one (created by the first build)."""
-    if shared():
-        return corpora.corpora_root()
-    token = st.session_state.get("builds_owner")
-    if token is None:
-        given = str(st.query_params.get(BUILDS_PARAM, ""))
-        known = corpora.OWNER_RE.fullmatch(given) and corpora.private_shelf(given).is_dir()
-        token = st.session_state["builds_owner"] = given if known else secrets.token_hex(16)
-    return corpora.private_shelf(token)
-
-
-def session_active(session_id: str) -> bool:
-    """Whether a Streamlit session is still connected to this server."""
-    return runtime.exists() and runtime.get_instance().is_active_session(session_id)
+def in_address() -> dict[str, str]:
+    """The query parameter that names this session's workspace, once it exists ({} before, or when shared)."""
+    return {PARAM: owner()} if not shared() and shelf().is_dir() else {}
 
 
 @st.cache_resource(show_spinner=False)
 def sweeper() -> Sweeper:
-    return Sweeper(session_active)
+    return Sweeper()
 
 
-def seen(shelf_owner: str) -> None:
-    """Tell the sweeper that this session uses the shelf of `shelf_owner`."""
-    context = get_script_run_ctx()
-    if context is not None:
-        sweeper().seen(shelf_owner, context.session_id)
+def keep_in_address() -> None:
+    """Mark this session's workspace as in use and keep its token in the address (a page switch drops it); a
+    token of no workspace is taken out of the address."""
+    if shared():
+        return
+    given = st.query_params.get(PARAM) or st.query_params.get(EARLIER_PARAM)
+    if corpora.touch_shelf(shelf()):
+        st.query_params.pop(EARLIER_PARAM, None)
+        if st.query_params.get(PARAM) != owner():
+            st.query_params[PARAM] = owner()
+    elif given:
+        st.query_params.pop(PARAM, None)
+        st.query_params.pop(EARLIER_PARAM, None)
+        st.toast("This address named a workspace that does not exist (any longer): what you import now goes to a "
+                 "new one.", icon=":material/bookmark_remove:")
 
 
 def keep_alive() -> None:
-    """Once per run: mark this session's shelf as in use and, now and then, sweep the ended sessions' shelves."""
-    if not shared() and corpora.touch_shelf(shelf()):
-        seen(owner())
-    if not shared() and "builds_owner" in st.session_state and corpora.touch_shelf(builds_shelf()):
-        seen(st.session_state["builds_owner"])
+    """Once per run of the app: `keep_in_address`, and now and then sweep the shelves nobody uses."""
+    keep_in_address()
     sweeper().maybe_sweep()
