@@ -1,5 +1,6 @@
-"""Citation graph: the last recommendations, the papers around them and their citation links; pick a paper to
-read it and to ask for more like it; the recommendations' common prior and derivative works."""
+"""Citation graph: the last recommendations, the papers around them and their citation links, filling most of the
+window (larger still in presentation mode, for a projector); pick a paper to read it and to ask for more like it;
+the recommendations' common prior and derivative works."""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,9 +9,11 @@ from pages.ui import access, active_index, cards, engines, markdown
 from recommender.config import DEFAULT_DIVERSITY
 from recommender.paper import Paper
 from recommender.store.index import Index
-from workspace.graph_view import MAX_CONTEXT, MAX_CONTEXT_LIMIT, citation_graph, common_works, figure, paper_label
+from workspace.graph_view import (MAX_CONTEXT, MAX_CONTEXT_LIMIT, NORMAL, PRESENTATION, citation_graph, common_works,
+                                  figure, paper_label, picker_order)
 
 COLOUR_LABELS = {"authors": "Author", "year": "Year"}
+PLOT_HEIGHT = {False: "75vh", True: "86vh"}  # the least share of the window the plot fills, by presentation mode
 
 
 def describe(graph, one_hop: bool) -> str:
@@ -18,14 +21,29 @@ def describe(graph, one_hop: bool) -> str:
     kinds = [kind for _, kind in graph.nodes(data="kind")]
     recommended, context = kinds.count("recommended"), len(kinds) - kinds.count("recommended")
     text = (f"{recommended} recommended papers (circles, numbered by rank) and {context} papers linked to them, "
-            f"{graph.number_of_edges()} citation links. Years run left to right; arrows point from the citing "
-            "paper to the paper it cites. Click a paper (or pick it below) to read it.")
+            f"{graph.number_of_edges()} citation links. Years run left to right, to scale (// on the axis leaves "
+            "out years without papers); arrows point from the citing paper to the paper it cites. Click a paper "
+            "(or pick it below) to read it.")
     left_out = graph.graph["left_out"]
     if left_out:
         rule = "one recommendation or more" if one_hop else "two recommendations or more"
         text += (f" Left out: {left_out} less connected papers also linked to {rule}; raise “Context papers” "
                  "to draw them.")
     return text
+
+
+def fill_window(share: str) -> None:
+    """Let the plot take at least `share` of the window's height (CSS units): Streamlit sizes a chart to its
+    figure's height, which the server sets without knowing the window."""
+    st.html(f"<style>.st-key-g_plot [data-testid=stElementContainer], .st-key-g_plot [data-testid=stFullScreenFrame]"
+            f" {{flex-basis: auto !important; height: auto !important}}"
+            f" .st-key-g_plot [data-testid=stPlotlyChart] {{min-height: {share}}}</style>")
+
+
+def picked_label(graph, index: Index, ranks: dict, position: int) -> str:
+    """The picker's line for a paper: its rank when recommended, its label and its title."""
+    label = graph.nodes[position]["label"] if position in graph else paper_label(index, position)
+    return (f"{ranks[position]}. " if position in ranks else "") + f"{label} · {index.titles[position]}"
 
 
 def chart_key() -> str:
@@ -108,32 +126,37 @@ if not results or not results["recs"] or results["directory"] != directory:
 
 recs = results["recs"]
 index = engines.index(results["directory"])
-colour_col, hop_col, size_col = st.columns([2, 2, 3], vertical_alignment="bottom")
+colour_col, hop_col, present_col, size_col = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
 colour = colour_col.segmented_control("Colour by", list(COLOUR_LABELS), key="g_colour", default="authors",
                                       required=True, persist_state="session", format_func=COLOUR_LABELS.get)
 one_hop = hop_col.toggle("Add one hop of neighbours", key="g_hop", persist_state="session",
                          help="Also draw papers that cite, or are cited by, only one recommendation.")
+present = present_col.toggle("Presentation mode", key="g_present", persist_state="session",
+                             help="Large labels, thick arrows and strong colours, for a projector.")
 max_context = size_col.slider("Context papers", 0, MAX_CONTEXT_LIMIT, MAX_CONTEXT, step=10, key="g_context",
                               persist_state="session",
                               help="The most connected papers around the recommendations that are drawn.")
 graph = citation_graph(index, recs, one_hop=one_hop, max_context=max_context)
 prior, derivative = common_works(index, recs)
 take_click(graph)
-options = list(dict.fromkeys([*graph.nodes, *(p for p, _ in prior), *(p for p, _ in derivative)]))
+options = picker_order(index, recs, [*graph.nodes, *(p for p, _ in prior), *(p for p, _ in derivative)])
+ranks = {index.position[r.paper_id]: r.rank for r in recs}
 if st.session_state.get("g_paper") not in options:
     st.session_state["g_paper"] = None
 st.caption(describe(graph, one_hop))
-st.plotly_chart(figure(graph, colour, selected=st.session_state["g_paper"]),
-                key=chart_key(), on_select="rerun", selection_mode="points",
-                config={"displaylogo": False, "scrollZoom": False})
+fill_window(PLOT_HEIGHT[present])
+with st.container(key="g_plot"):
+    st.plotly_chart(figure(graph, colour, selected=st.session_state["g_paper"],
+                           style=PRESENTATION if present else NORMAL),
+                    key=chart_key(), on_select="rerun", selection_mode="points",
+                    config={"displaylogo": False, "scrollZoom": False})
 
 paper_col, works_col = st.columns([3, 2], gap="large")
 with paper_col:
     st.subheader("Selected paper")
     position = st.selectbox(
         "Paper", options, key="g_paper", placeholder="Click a paper in the graph, or pick one here",
-        format_func=lambda p: (graph.nodes[p]["label"] if p in graph else paper_label(index, p))
-        + f" · {index.titles[p]}")
+        format_func=lambda p: picked_label(graph, index, ranks, p))
     if position is not None:
         paper_card(index, graph, position, len(recs))
 with works_col:

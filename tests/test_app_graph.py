@@ -1,7 +1,9 @@
-"""The Citation graph page: the graph of the last recommendations, its controls, a paper's card with "More like
-this", prior and derivative works; and in a real browser, labels that can be read and arrows that show direction."""
+"""The Citation graph page: the graph of the last recommendations, its controls (presentation mode too), the
+picker's order, a paper's card with "More like this", prior and derivative works; and in a real browser, labels
+that can be read and arrows that show direction."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -51,6 +53,26 @@ def test_the_graph_grows_with_one_hop_and_shrinks_with_the_cap(app_env):
     assert f"Left out: {wide} less connected papers" in caption(at)
     at.button_group(key="g_colour").set_value("year").run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
+
+
+def label_sizes(at) -> set[float]:
+    """The font sizes of the drawn figure's paper labels."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return {t["textfont"]["size"] for t in spec["data"] if t.get("name") == "labels"}
+
+
+def test_the_picker_lists_by_rank_then_year_and_presentation_mode_is_one_click(app_env):
+    at = open_app(title=TITLE, abstract=ABSTRACT)
+    at.switch_page(GRAPH).run()
+    at.toggle(key="g_hop").set_value(True).run()
+    options = at.selectbox(key="g_paper").options
+    assert [o.split(". ", 1)[0] for o in options[:10]] == [str(rank) for rank in range(1, 11)]
+    years = [int(re.search(r" (\d{4})[a-z]? · ", o).group(1)) for o in options[10:]]
+    assert len(years) > 1 and years == sorted(years)
+    assert max(label_sizes(at)) < 18
+    at.toggle(key="g_present").set_value(True).run()
+    assert not at.exception, at.exception
+    assert min(label_sizes(at)) >= 18
 
 
 def test_a_picked_paper_shows_its_card_and_more_like_this_asks_for_it(app_env, small_index):

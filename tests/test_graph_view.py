@@ -1,5 +1,6 @@
-"""The citation-graph view without a browser: which papers and links it draws, labels, colours, year ticks,
-the layout (no label over another paper, years left to right), arrows, caps, and a figure of 200 papers."""
+"""The citation-graph view without a browser: which papers and links it draws, labels, colours, the picker's
+order, the year scale (true, with marked breaks) and its ticks, the layout (no label over another paper, years
+left to right, labels off the links), arrows, caps, presentation mode, and a figure of 200 papers."""
 import itertools
 import re
 
@@ -10,10 +11,12 @@ from plotly.colors import sample_colorscale
 
 from recommender.query import Query
 from workspace.contrast import contrast, luminance, text_colour
-from workspace.graph_layout import LABEL_GAP, SPACING, Item, label_width, place, year_ticks
-from workspace.graph_view import (CLUSTER_COLOURS, MAX_CONTEXT_LIMIT, SELECTED_RING, UNKNOWN_COLOUR, YEAR_SCALE,
-                                  author_clusters, citation_graph, common_works, figure, hover_text, label_font,
-                                  label_nodes, node_colours, node_size, placement, short_label, short_name, surname)
+from workspace.graph_layout import (BREAK_YEARS, LEFT, RIGHT, SPACING, Item, crossings, label_width, place, through,
+                                    weight, year_ticks)
+from workspace.graph_view import (CLUSTER_COLOURS, HIGH_CONTRAST_COLOURS, MAX_CONTEXT_LIMIT, NORMAL, PRESENTATION,
+                                  SELECTED_RING, UNKNOWN_COLOUR, YEAR_SCALE, author_clusters, citation_graph,
+                                  common_works, figure, hover_text, label_font, label_nodes, node_colours, node_size,
+                                  picker_order, placement, short_label, short_name, surname)
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +112,8 @@ def test_text_on_any_node_colour_has_wcag_contrast():
     assert contrast("#000000", "#ffffff") == pytest.approx(21)
     assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)  # the classic grey that just fails
     assert luminance("rgb(255, 255, 255)") == pytest.approx(1)
-    fills = [*CLUSTER_COLOURS, UNKNOWN_COLOUR, *sample_colorscale(YEAR_SCALE, np.linspace(0, 1, 41).tolist()),
+    fills = [*CLUSTER_COLOURS, *HIGH_CONTRAST_COLOURS, UNKNOWN_COLOUR, PRESENTATION.unknown_colour,
+             *sample_colorscale(YEAR_SCALE, np.linspace(0, 1, 41).tolist()),
              *(f"#{v:02x}{v:02x}{v:02x}" for v in range(256))]
     assert min(contrast(text_colour(fill), fill) for fill in fills) >= 4.5
 
@@ -161,36 +165,113 @@ def test_a_one_year_corpus_gets_whole_year_ticks():
     assert all(text.isdigit() for text in spread.layout.xaxis.ticktext)
 
 
+def spans_of(graph, where, style=NORMAL) -> dict:
+    """Each node's stretch of its row, its label on the side the layout chose, as the figure draws it."""
+    return {n: Item(n, d["year"], node_size(d, style), label_width(d["label"], label_font(d, style)), style.label_font,
+                    style.label_gap).span(where.x[n], where.side[n]) for n, d in graph.nodes(data=True)}
+
+
+@pytest.mark.parametrize("style", [NORMAL, PRESENTATION], ids=["normal", "presentation"])
 @pytest.mark.parametrize("years", [lambda i: 1990 + i % 30, lambda i: 2020, lambda i: None if i % 9 == 0 else 2000])
-def test_layout_keeps_labels_off_other_papers_and_years_in_order(years):
+def test_layout_keeps_labels_off_other_papers_and_years_in_order(years, style):
     graph = synthetic_graph(200, years)
-    where = placement(graph)
-    spans = {}
-    for node, data in graph.nodes(data=True):
-        left = where.x[node] - node_size(data) / 2
-        spans[node] = (left, left + node_size(data) + LABEL_GAP + label_width(data["label"], label_font(data)))
+    where = placement(graph, style)
+    spans = spans_of(graph, where, style)
     for a, b in itertools.combinations(graph, 2):
         if where.y[a] == where.y[b]:  # the same row: neither the nodes nor their labels overlap
             assert spans[a][1] + SPACING <= spans[b][0] or spans[b][1] + SPACING <= spans[a][0], (a, b)
-    order = {year: n for n, year in enumerate(where.years)}
+    order = {year: n for n, year in enumerate([None, *sorted({years(i) for i in range(200)} - {None})])}
     for a, b in itertools.combinations(graph, 2):
         ya, yb = graph.nodes[a]["year"], graph.nodes[b]["year"]
         if order[ya] < order[yb]:
             assert where.x[a] < where.x[b]
-    ticks, texts = year_ticks(where)
+    ticks, texts = year_ticks(where.scale)
     assert texts and all(t2 - t1 >= 40 for t1, t2 in zip(ticks, ticks[1:]))
+    assert min(left for left, _ in spans.values()) >= 0
     assert max(right for _, right in spans.values()) <= where.x_range[1]
+    assert sorted(set(where.y.values())) == list(range(where.rows))  # no empty row between two rows
+
+
+def test_years_are_to_scale_and_a_long_empty_stretch_is_a_marked_break():
+    years = [2002, 2008, 2010, 2013, 2014]
+    where = place([Item(year, year, 20, 60, 14, 13) for year in years])
+    band = where.scale.band
+    assert where.x[2014] - where.x[2013] == pytest.approx(band)
+    assert where.x[2013] - where.x[2010] == pytest.approx(3 * band)  # 2011-2012 hold no paper: still to scale
+    assert where.x[2010] - where.x[2008] == pytest.approx(2 * band)
+    assert where.x[2008] - where.x[2002] < 2 * band  # 2003-2007 (more than BREAK_YEARS years) are cut out...
+    ((centre, first, last),) = where.scale.breaks
+    assert (first, last) == (2003, 2007) and where.x[2002] < centre < where.x[2008]
+    fig = figure(synthetic_graph(60, years=lambda i: years[i % 5]))
+    (mark,) = fig.layout.annotations  # ...and marked on the axis, with the years it leaves out
+    assert mark.text == "//" and mark.hovertext == "2003–2007: no papers here"
+    assert "// leaves out years without papers" in fig.layout.xaxis.title.text
+    assert list(fig.layout.xaxis.ticktext) == ["2002", *map(str, range(2008, 2015))]
+    assert not figure(synthetic_graph(60, years=lambda i: 2000 + i % 4 * (BREAK_YEARS - 1))).layout.annotations
+
+
+def test_link_geometry_finds_the_links_through_a_box_and_how_far_they_run_in_it():
+    box = (10.0, 10.0, 20.0, 20.0)
+    segments = np.array([(0, 15, 30, 15),  # straight through
+                         (0, 0, 30, 30),  # diagonally through
+                         (15, 0, 15, 12),  # vertical, ends inside
+                         (0, 0, 30, 5),  # below it
+                         (0, 25, 9, 30),  # beside it, its bounding box apart
+                         (0, 21, 30, 40)], dtype=float)  # its bounding box meets the box's, the line does not
+    lengths = through(segments, np.array([box])).ravel()
+    assert lengths == pytest.approx([10, 10 * 2 ** 0.5, 2, 0, 0, 0])
+    assert crossings(box, segments) == 3 and crossings(box, np.zeros((0, 4))) == 0
+    flat = np.array([(10.0, 14.0, 110.0, 16.0)])  # a label 100 pixels wide, 4 high
+    along, across = np.array([(0.0, 15.0, 120.0, 15.0)]), np.array([(50.0, 0.0, 60.0, 30.0)])
+    assert weight(along, flat) > 10 * weight(across, flat) > 0  # a link along a label costs more than across it
+
+
+def test_labels_keep_off_the_links_where_there_is_room():
+    """A much-cited old paper and the newer papers citing it: written to its right, as the figure used to, its
+    label would lie under the link from the paper beside it in its row; the layout writes it to the left."""
+    cited = Item("old", 2000, 24, 90, 14, 13, neighbours=tuple(f"new{n}" for n in range(4)))
+    citing = [Item(f"new{n}", 2010 + n, 20, 70, 14, 13, neighbours=("old",)) for n in range(4)]
+    where = place([cited, *citing])
+    assert where.side["old"] == LEFT
+    links = np.array([(where.x["old"], where.y["old"] * 32, where.x[i.node], where.y[i.node] * 32) for i in citing])
+    boxes = [i.label_box(where.x[i.node], where.y[i.node] * 32, where.side[i.node]) for i in [cited, *citing]]
+    assert sum(crossings(box, links) for box in boxes) == 0
+    assert crossings(cited.label_box(where.x["old"], where.y["old"] * 32, RIGHT), links) >= 1
 
 
 def test_place_never_puts_two_spans_over_each_other():
-    items = [Item(node=i, year=2000 + i % 4, size=20, label_width=60 + i % 7 * 10, neighbours=(i - 1,))
-             for i in range(120)]
+    items = [Item(node=i, year=2000 + i % 4, size=20, label_width=60 + i % 7 * 10, label_height=14, gap=13,
+                  neighbours=(i - 1,)) for i in range(120)]
     where = place(items)
     for a, b in itertools.combinations(items, 2):
         if where.y[a.node] == where.y[b.node]:
-            a0, b0 = where.x[a.node] - a.size / 2, where.x[b.node] - b.size / 2
-            assert a0 + a.footprint + SPACING <= b0 or b0 + b.footprint + SPACING <= a0
+            a0, a1 = a.span(where.x[a.node], where.side[a.node])
+            b0, b1 = b.span(where.x[b.node], where.side[b.node])
+            assert a1 + SPACING <= b0 or b1 + SPACING <= a0
     assert min(where.y.values()) == 0
+
+
+def test_presentation_mode_draws_larger_labels_thicker_arrows_and_stronger_colours():
+    graph = synthetic_graph(60)
+    normal, shown = figure(graph, "authors"), figure(graph, "authors", style=PRESENTATION)
+    label_sizes = {t.textfont.size for t in shown.data if t.name == "labels"}
+    assert min(label_sizes) >= 18 > max(t.textfont.size for t in normal.data if t.name == "labels")
+    (thin,), (thick,) = ([t for t in fig.data if t.name == "citations"] for fig in (normal, shown))
+    assert thick.line.width >= 2 * thin.line.width * 0.9 and max(thick.marker.size) > max(thin.marker.size)
+    assert contrast(thick.line.color, "#ffffff") > contrast(thin.line.color, "#ffffff")
+    assert {c for t in shown.data if t.customdata is not None for c in t.marker.color} <= {
+        *HIGH_CONTRAST_COLOURS, PRESENTATION.unknown_colour}
+    assert shown.layout.height > normal.layout.height  # taller rows for the larger labels
+
+
+def test_the_picker_lists_recommendations_by_rank_then_the_others_by_year(small_recommender, recs):
+    index = small_recommender.index
+    graph = citation_graph(index, recs, one_hop=True)
+    order = picker_order(index, recs, [*graph.nodes, *graph.nodes])
+    recommended = [index.position[r.paper_id] for r in sorted(recs, key=lambda r: r.rank)]
+    assert order[:len(recs)] == recommended and len(order) == len(graph)
+    years = [int(index.years[p]) or 10_000 for p in order[len(recs):]]
+    assert len(years) > 1 and years == sorted(years)
 
 
 @pytest.mark.parametrize("color_by", ["year", "authors"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
+from dataclasses import dataclass
 from string import ascii_lowercase
 
 import networkx as nx
@@ -16,8 +17,7 @@ from recommender.corpus.authors import author_key
 from recommender.query import Recommendation
 from recommender.store.index import Index
 from workspace.contrast import text_colour
-from workspace.graph_layout import (LABEL_GAP, PLOT_WIDTH, ROW_HEIGHT, SPACING, Item, Placement, label_width, place,
-                                    year_ticks)
+from workspace.graph_layout import PLOT_WIDTH, RIGHT, Item, Placement, label_width, place, year_ticks
 
 MAX_CONTEXT = 40  # context papers drawn unless the page asks for another number
 MAX_CONTEXT_LIMIT = 150  # the most it may ask for: with 50 recommendations, 200 papers
@@ -26,30 +26,58 @@ KIND_STYLE = {  # legend label, marker symbol
     "shared": ("Linked to several recommendations", "diamond"),
     "neighbour": ("Linked to one recommendation", "triangle-up"),
 }
-RECOMMENDED_SIZE = (20.0, 28.0)  # marker diameter in pixels, weakest to strongest score
-CONTEXT_SIZE = (13.0, 19.0)  # by the number of recommendations a context paper is linked to
-CLUSTER_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
-                   "#eeca3b", "#17becf"]
+CLUSTER_COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
+                   "#eeca3b", "#17becf")
+HIGH_CONTRAST_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442")
 UNKNOWN_COLOUR = "#c7c7c7"
 YEAR_SCALE = "Viridis"
 BACKGROUND = "#ffffff"
-LABEL_COLOUR = "#1a1a1a"
-EDGE_COLOUR = "rgba(60,60,60,0.45)"
 SELECTED_RING = "#e4002b"
 COLUMN_LINE = "#ececec"
+BREAK_LINE = "#9e9e9e"
 OUTLINE = "#111111"  # the ring that marks a recommended paper
-LABEL_FONT = 13  # pixels; recommended papers' labels are bold
-RANK_FONT = 12
 MAX_SURNAME = 16
 MAX_TITLE_LABEL = 22
 SURNAME_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "le", "la", "dos", "ten"}
 NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
-MARGIN = dict(l=10, r=10, t=46, b=64)  # top: the shape legend; bottom: year axis and its title
-MIN_PLOT_HEIGHT = 300  # pixels
 TALL_ROWS = 20  # a graph with more rows repeats the years above it
-TOP_AXIS = 24  # pixels for those years
-COLOUR_LEGEND_ROW = 22  # pixels per row of the colour legend below the axis
-LEGEND_ENTRY = 200  # pixels per entry of the colour legend, its swatch included
+
+
+@dataclass(frozen=True)
+class Style:
+    """Sizes (pixels) and colours of the figure: the page's view, or `PRESENTATION` for a projector."""
+
+    label_font: float  # recommended papers' labels are bold
+    rank_font: float
+    font: float  # axis, legends, colour bar
+    recommended_size: tuple[float, float]  # marker diameter, weakest to strongest score
+    context_size: tuple[float, float]  # by the number of recommendations a context paper is linked to
+    row_height: float
+    edge_colour: str
+    edge_width: float
+    arrow_size: float
+    palette: tuple[str, ...]
+    unknown_colour: str
+    label_colour: str
+    outline_width: float  # of every context paper; recommended papers get twice as much, in `OUTLINE`
+    margin: dict  # top: the shape legend; bottom: year axis and its title
+    legend_row: float  # pixels per row of the colour legend below the axis
+    legend_entry: float  # pixels per entry of the colour legend, its swatch included
+
+    @property
+    def label_gap(self) -> float:
+        """Between a marker's edge and its label: room for an arrowhead arriving there."""
+        return self.arrow_size + 2
+
+
+NORMAL = Style(label_font=14, rank_font=12, font=13, recommended_size=(20.0, 28.0), context_size=(13.0, 19.0),
+               row_height=32, edge_colour="rgba(60,60,60,0.5)", edge_width=1.4, arrow_size=11,
+               palette=CLUSTER_COLOURS, unknown_colour=UNKNOWN_COLOUR, label_colour="#1a1a1a", outline_width=1,
+               margin=dict(l=10, r=10, t=46, b=66), legend_row=22, legend_entry=200)
+PRESENTATION = Style(label_font=20, rank_font=16, font=18, recommended_size=(30.0, 38.0), context_size=(20.0, 26.0),
+                     row_height=46, edge_colour="rgba(0,0,0,0.8)", edge_width=2.6, arrow_size=18,
+                     palette=HIGH_CONTRAST_COLOURS, unknown_colour="#9e9e9e", label_colour="#000000",
+                     outline_width=1.5, margin=dict(l=10, r=10, t=60, b=84), legend_row=30, legend_entry=270)
 
 
 # --------------------------------------------------------------------------- which papers
@@ -204,24 +232,25 @@ def year_colour_range(graph: nx.DiGraph) -> tuple[float, float] | None:
     return (low - 0.5, high + 0.5) if low == high else (float(low), float(high))
 
 
-def node_colours(graph: nx.DiGraph, color_by: str) -> tuple[dict, list[tuple[str, str]]]:
+def node_colours(graph: nx.DiGraph, color_by: str, style: Style = NORMAL) -> tuple[dict, list[tuple[str, str]]]:
     """A fill per node, and the colour legend's entries (name, colour); grey means no year / no shared author."""
+    grey = style.unknown_colour
     if color_by == "authors":
         group_of, authors = author_clusters(graph)
         sizes = Counter(group_of.values())
-        coloured = range(min(len(authors), len(CLUSTER_COLOURS)))
-        colours = {n: CLUSTER_COLOURS[group_of[n]] if group_of.get(n, len(CLUSTER_COLOURS)) in coloured
-                   else UNKNOWN_COLOUR for n in graph}
-        legend = [(f"{short_name(authors[g])} ({sizes[g]})", CLUSTER_COLOURS[g]) for g in coloured]
-        if UNKNOWN_COLOUR in colours.values():
-            legend.append(("other papers", UNKNOWN_COLOUR))
+        coloured = range(min(len(authors), len(style.palette)))
+        colours = {n: style.palette[group_of[n]] if group_of.get(n, len(style.palette)) in coloured else grey
+                   for n in graph}
+        legend = [(f"{short_name(authors[g])} ({sizes[g]})", style.palette[g]) for g in coloured]
+        if grey in colours.values():
+            legend.append(("other papers", grey))
         return colours, legend
     scale = year_colour_range(graph)
     colours = {}
     for node, year in graph.nodes(data="year"):
         colours[node] = (sample_colorscale(YEAR_SCALE, (year - scale[0]) / (scale[1] - scale[0]))[0]
-                         if year and scale else UNKNOWN_COLOUR)
-    return colours, ([("no year", UNKNOWN_COLOUR)] if UNKNOWN_COLOUR in colours.values() else [])
+                         if year and scale else grey)
+    return colours, ([("no year", grey)] if grey in colours.values() else [])
 
 
 def integer_ticks(low: float, high: float, most: int = 8) -> list[int]:
@@ -244,45 +273,50 @@ def hover_text(data: dict) -> str:
     return "<br>".join(line for line in lines if line)
 
 
+def picker_order(index: Index, recommendations: list[Recommendation], positions) -> list[int]:
+    """`positions` once each: the recommended papers by rank, then the others oldest first (no year last)."""
+    rank = {index.position[r.paper_id]: r.rank for r in recommendations}
+    return sorted(dict.fromkeys(positions), key=lambda p: (rank.get(p, math.inf), int(index.years[p]) or math.inf,
+                                                           index.titles[p], p))
+
+
 # --------------------------------------------------------------------------- the figure
 
 
-def node_size(data: dict) -> float:
+def node_size(data: dict, style: Style = NORMAL) -> float:
     if data.get("kind") == "recommended":
-        low, high = RECOMMENDED_SIZE
+        low, high = style.recommended_size
         return low + (high - low) * min(max(data.get("weight", 0.0), 0.0), 1.0)
-    low, high = CONTEXT_SIZE
+    low, high = style.context_size
     return min(low + 2 * (data.get("links", 1) - 1), high)
 
 
-def label_font(data: dict) -> float:
+def label_font(data: dict, style: Style = NORMAL) -> float:
     """The font size that estimates a label's width: recommended papers' bold labels run about 8% wider."""
-    return LABEL_FONT * (1.08 if data.get("kind") == "recommended" else 1.0)
+    return style.label_font * (1.08 if data.get("kind") == "recommended" else 1.0)
 
 
-def placement(graph: nx.DiGraph) -> Placement:
-    items = []
+def placement(graph: nx.DiGraph, style: Style = NORMAL) -> Placement:
     undirected = graph.to_undirected(as_view=True)
-    for node in drawing_order(graph):
-        data = graph.nodes[node]
-        items.append(Item(node=node, year=data.get("year"), size=node_size(data),
-                          label_width=label_width(data["label"], label_font(data)),
-                          neighbours=tuple(undirected.neighbors(node))))
-    return place(items)
+    items = [Item(node=n, year=graph.nodes[n].get("year"), size=node_size(graph.nodes[n], style),
+                  label_width=label_width(graph.nodes[n]["label"], label_font(graph.nodes[n], style)),
+                  label_height=style.label_font, gap=style.label_gap, neighbours=tuple(undirected.neighbors(n)))
+             for n in drawing_order(graph)]
+    return place(items, PLOT_WIDTH, style.row_height)
 
 
-def edge_trace(graph: nx.DiGraph, where: Placement, sizes: dict) -> go.Scatter:
+def edge_trace(graph: nx.DiGraph, where: Placement, sizes: dict, style: Style) -> go.Scatter:
     """All citation links as one trace: a line per link and an arrowhead touching the cited paper."""
     xs, ys, marker_sizes, standoffs = [], [], [], []
     for a, b in graph.edges():
         xs += [where.x[a], where.x[b], None]
         ys += [where.y[a], where.y[b], None]
-        marker_sizes += [0, 9, 0]
+        marker_sizes += [0, style.arrow_size, 0]
         standoffs += [0, sizes[b] / 2 + 1, 0]
     return go.Scatter(x=xs, y=ys, mode="lines+markers", hoverinfo="skip", showlegend=False, name="citations",
-                      line=dict(color=EDGE_COLOUR, width=1.2),
+                      line=dict(color=style.edge_colour, width=style.edge_width),
                       marker=dict(symbol="arrow", angleref="previous", size=marker_sizes, standoff=standoffs,
-                                  color=EDGE_COLOUR, line=dict(width=0)),
+                                  color=style.edge_colour, opacity=1, line=dict(width=0)),
                       unselected=dict(marker=dict(opacity=1)))
 
 
@@ -302,51 +336,56 @@ def legend_entry(name: str, symbol: str, colour: str, legend: str, line_colour: 
                       marker=dict(symbol=symbol, size=12, color=colour, line=dict(color=line_colour, width=line_width)))
 
 
-def colour_legend_rows(entries: list[tuple[str, str]], width: float = PLOT_WIDTH) -> int:
-    """Rows the colour legend takes: entries are `LEGEND_ENTRY` pixels wide, after a title as wide as one."""
-    return math.ceil(len(entries) / max(int(width // LEGEND_ENTRY) - 1, 1)) if entries else 0
+def colour_legend_rows(entries: list[tuple[str, str]], style: Style = NORMAL) -> int:
+    """Rows the colour legend takes: entries are `legend_entry` pixels wide, after a title as wide as one."""
+    return math.ceil(len(entries) / max(int(PLOT_WIDTH // style.legend_entry) - 1, 1)) if entries else 0
 
 
-def node_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict) -> list[go.Scatter]:
+def node_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict, style: Style) -> list[go.Scatter]:
     """One marker trace per kind of paper (its shape), carrying each node in `customdata` for selection."""
     order = drawing_order(graph)
     traces = []
     for kind, (_, symbol) in KIND_STYLE.items():
         nodes = [n for n in order if graph.nodes[n].get("kind") == kind]
         recommended = kind == "recommended"
+        outline = (dict(color=OUTLINE, width=2.5 * style.outline_width) if recommended else
+                   dict(color=OUTLINE if style.outline_width > 1 else BACKGROUND, width=style.outline_width))
         traces.append(go.Scatter(
             x=[where.x[n] for n in nodes], y=[where.y[n] for n in nodes], mode="markers", name=kind,
             showlegend=False, customdata=nodes, hovertext=[hover_text(graph.nodes[n]) for n in nodes],
             hoverinfo="text",
             marker=dict(symbol=symbol, size=[sizes[n] for n in nodes], color=[colours[n] for n in nodes],
-                        opacity=1, line=dict(color=OUTLINE if recommended else BACKGROUND,
-                                             width=2.5 if recommended else 1)),
+                        opacity=1, line=outline),
             selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
     return traces
 
 
-def text_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict) -> list[go.Scatter]:
+def text_traces(graph: nx.DiGraph, where: Placement, sizes: dict, colours: dict, style: Style) -> list[go.Scatter]:
     """Ranks inside the recommended papers (dark or white, whichever reads better on the fill) and every
-    paper's label beside it on the white background."""
+    paper's label beside it, on the side the layout chose, over the white background."""
     order = drawing_order(graph)
     ranked = [n for n in order if graph.nodes[n].get("kind") == "recommended"]
     traces = []
     for colour in sorted({text_colour(colours[n]) for n in ranked}):
         nodes = [n for n in ranked if text_colour(colours[n]) == colour]
         traces.append(text_trace([where.x[n] for n in nodes], [where.y[n] for n in nodes],
-                                 [str(graph.nodes[n]["rank"]) for n in nodes], colour, RANK_FONT, "middle center",
-                                 bold=True, name="ranks"))
+                                 [str(graph.nodes[n]["rank"]) for n in nodes], colour, style.rank_font,
+                                 "middle center", bold=True, name="ranks"))
     for bold in (True, False):
-        nodes = [n for n in order if (graph.nodes[n].get("kind") == "recommended") == bold]
-        traces.append(text_trace([where.x[n] + sizes[n] / 2 + LABEL_GAP for n in nodes],
-                                 [where.y[n] for n in nodes], [graph.nodes[n]["label"] for n in nodes],
-                                 LABEL_COLOUR, LABEL_FONT, "middle right", bold=bold, name="labels"))
+        for side, position in ((RIGHT, "middle right"), (-RIGHT, "middle left")):
+            nodes = [n for n in order if (graph.nodes[n].get("kind") == "recommended") == bold
+                     and where.side[n] == side]
+            if nodes:
+                traces.append(text_trace([where.x[n] + side * (sizes[n] / 2 + style.label_gap) for n in nodes],
+                                         [where.y[n] for n in nodes], [graph.nodes[n]["label"] for n in nodes],
+                                         style.label_colour, style.label_font, position, bold=bold, name="labels"))
     return traces
 
 
 def legend_traces(graph: nx.DiGraph, colour_legend: list[tuple[str, str]],
-                  year_scale: tuple[float, float] | None) -> list[go.Scatter]:
+                  year_scale: tuple[float, float] | None, style: Style) -> list[go.Scatter]:
     """The shapes (top legend), what the colours mean (bottom legend), or the year's colour bar."""
+    text = dict(color=style.label_colour, size=style.font)  # set everywhere: Streamlit's theme sets its own
     present = {kind for _, kind in graph.nodes(data="kind")}
     traces = [legend_entry(label, symbol, "#9e9e9e", "legend", OUTLINE if kind == "recommended" else BACKGROUND,
                            2 if kind == "recommended" else 1)
@@ -357,21 +396,34 @@ def legend_traces(graph: nx.DiGraph, colour_legend: list[tuple[str, str]],
             x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
             marker=dict(colorscale=YEAR_SCALE, cmin=year_scale[0], cmax=year_scale[1], color=[year_scale[0]],
                         showscale=True,
-                        colorbar=dict(title=dict(text="Colour: year", side="right", font=dict(color=LABEL_COLOUR)),
-                                      tickfont=dict(color=LABEL_COLOUR), orientation="h",
+                        colorbar=dict(title=dict(text="Colour: year", side="right", font=text),
+                                      tickfont=text, orientation="h",
                                       thickness=10, len=0.35, x=1, xanchor="right", y=0, yref="container",
                                       yanchor="bottom", tickvals=integer_ticks(*year_scale), tickformat="d"))))
     return traces
 
 
-def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Figure:
+def break_marks(where: Placement, style: Style) -> tuple[list[dict], list[dict]]:
+    """Where years are cut out of the scale: a dashed line through the plot and "//" across the year axis, whose
+    hover text names the years left out."""
+    lines, marks = [], []
+    for centre, first, last in where.scale.breaks:
+        lines.append(dict(type="line", xref="x", yref="paper", x0=centre, x1=centre, y0=0, y1=1, layer="below",
+                          line=dict(color=BREAK_LINE, width=1, dash="dot")))
+        told = "papers without a year are on the left" if first is None else f"{first}–{last}: no papers here"
+        marks.append(dict(x=centre, xref="x", y=0, yref="paper", yanchor="middle", text="//", showarrow=False,
+                          bgcolor=BACKGROUND, font=dict(color=style.label_colour, size=style.font), hovertext=told))
+    return lines, marks
+
+
+def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None, style: Style = NORMAL) -> go.Figure:
     """A plotly figure of `citation_graph`'s output; `color_by` is "authors" or "year"; `selected` is ringed."""
-    where = placement(graph)
-    sizes = {n: node_size(graph.nodes[n]) for n in graph}
-    colours, colour_legend = node_colours(graph, color_by)
+    where = placement(graph, style)
+    sizes = {n: node_size(graph.nodes[n], style) for n in graph}
+    colours, colour_legend = node_colours(graph, color_by, style)
     year_scale = year_colour_range(graph) if color_by == "year" else None
-    traces = [edge_trace(graph, where, sizes), *node_traces(graph, where, sizes, colours),
-              *text_traces(graph, where, sizes, colours)]
+    traces = [edge_trace(graph, where, sizes, style), *node_traces(graph, where, sizes, colours, style),
+              *text_traces(graph, where, sizes, colours, style)]
     if selected in where.x:
         traces.append(go.Scatter(x=[where.x[selected]], y=[where.y[selected]], mode="markers", hoverinfo="skip",
                                  showlegend=False, name="selected",
@@ -379,32 +431,28 @@ def figure(graph: nx.DiGraph, color_by: str = "authors", selected=None) -> go.Fi
                                              line=dict(color=SELECTED_RING, width=3))))
     if where.rows > TALL_ROWS:  # plotly draws an axis only for a trace on it
         traces.append(go.Scatter(x=[None], y=[None], xaxis="x2", showlegend=False, hoverinfo="skip", name="axis"))
-    fig = go.Figure(traces + legend_traces(graph, colour_legend, year_scale))
-    bottom = MARGIN["b"] + (44 if year_scale else COLOUR_LEGEND_ROW * colour_legend_rows(colour_legend))
-    ticks, texts = year_ticks(where)
+    fig = go.Figure(traces + legend_traces(graph, colour_legend, year_scale, style))
+    bottom = style.margin["b"] + style.legend_row * (2 if year_scale else colour_legend_rows(colour_legend, style))
+    top = style.margin["t"] + (2 * style.font if where.rows > TALL_ROWS else 0)
     low, high = where.y_range
-    spare = max(MIN_PLOT_HEIGHT / ROW_HEIGHT - (high - low), 0) / 2  # a few papers: centred in a taller plot
-    top = MARGIN["t"] + (TOP_AXIS if where.rows > TALL_ROWS else 0)
+    ticks, texts = year_ticks(where.scale)
+    text = dict(color=style.label_colour, size=style.font)  # set everywhere: Streamlit's theme sets its own
+    axis = dict(tickvals=ticks, ticktext=texts, showgrid=True, gridcolor=COLUMN_LINE, zeroline=False, tickfont=text)
+    lines, marks = break_marks(where, style)
+    cut = " (// leaves out years without papers)" if where.scale.breaks else ""
     fig.update_layout(
-        height=int((high - low + 2 * spare) * ROW_HEIGHT) + top + bottom,
-        margin=dict(MARGIN, t=top, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND, paper_bgcolor=BACKGROUND,
-        font=dict(color=LABEL_COLOUR), dragmode="pan",
-        legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top",
-                    font=dict(color=LABEL_COLOUR),
-                    title=dict(text="Shape:", font=dict(color=LABEL_COLOUR))),
-        legend2=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom",
-                     font=dict(color=LABEL_COLOUR),
-                     entrywidth=LEGEND_ENTRY - 40, entrywidthmode="pixels",
-                     title=dict(text="Colour: author (papers)" if color_by == "authors" else "",
-                                font=dict(color=LABEL_COLOUR))),
-        xaxis=dict(range=list(where.x_range), tickvals=ticks, ticktext=texts, showgrid=False, zeroline=False,
-                   tickfont=dict(color=LABEL_COLOUR), title=dict(font=dict(color=LABEL_COLOUR), standoff=6,
-                                                                 text="Year · arrows point from the citing paper "
-                                                                      "to the paper it cites")),
-        yaxis=dict(range=[high + spare, low - spare], visible=False),  # row 0 at the top
-        xaxis2=dict(overlaying="x", matches="x", side="top", tickvals=ticks, ticktext=texts, showgrid=False,
-                    zeroline=False, tickfont=dict(color=LABEL_COLOUR)),  # years above a tall graph too
-        shapes=[dict(type="line", xref="x", yref="paper", x0=start - SPACING, x1=start - SPACING, y0=0, y1=1,
-                     layer="below", line=dict(color=COLUMN_LINE, width=1))
-                for start in where.column_starts[1:]])  # where one year ends and the next begins
+        height=int((high - low) * style.row_height) + top + bottom,
+        margin=dict(style.margin, t=top, b=bottom), hovermode="closest", plot_bgcolor=BACKGROUND,
+        paper_bgcolor=BACKGROUND, font=text, dragmode="pan",
+        legend=dict(orientation="h", x=0, xanchor="left", y=1, yref="container", yanchor="top", font=text,
+                    title=dict(text="Shape:", font=text)),
+        legend2=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom", font=text,
+                     entrywidth=style.legend_entry - 40, entrywidthmode="pixels",
+                     title=dict(text="Colour: author (papers)" if color_by == "authors" else "", font=text)),
+        xaxis=dict(axis, range=list(where.x_range), showline=True, linecolor=BREAK_LINE,
+                   title=dict(standoff=6, font=text,
+                              text=f"Year{cut} · arrows point from the citing paper to the paper it cites")),
+        yaxis=dict(range=[high, low], visible=False),  # row 0 at the top
+        xaxis2=dict(axis, overlaying="x", matches="x", side="top"),  # years above a tall graph too
+        shapes=lines, annotations=marks)
     return fig
