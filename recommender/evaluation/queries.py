@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from recommender.paper import Paper
 from recommender.query import Query
 
@@ -54,6 +56,15 @@ def split_positions(spec: str, index) -> list[int]:
     if name not in splits:
         raise ValueError(f"{path} has no split {name!r} (it has {sorted(splits)})")
     return [index.position[i] for i in splits[name] if i in index.position]
+
+
+def citing_positions(index, limit: int | None = None, seed: int = 0) -> list[int]:
+    """Corpus positions of the papers that cite other papers of the index (the queries of its own citation links),
+    in corpus order; at most `limit` of them, drawn at random (`seed`) when there are more."""
+    positions = np.flatnonzero(index.graph.cites.getnnz(axis=1) > 0)
+    if limit is not None and len(positions) > limit:
+        positions = np.sort(np.random.default_rng(seed).choice(positions, limit, replace=False))
+    return positions.tolist()
 
 
 def queries_for_papers(index, positions: list[int]) -> list[EvalQuery]:
