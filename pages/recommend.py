@@ -20,6 +20,7 @@ MODE_LABELS = {"auto": "Detect", "draft": "Draft", "passage": "Passage [CIT]"}
 MAX_VENUES = 300
 GLOSS_WORDS_SHOWN = 30  # of a non-English query's English reading, in the language note
 DEFAULT_K = 10
+DRAFT_KEYS = ("q_title", "q_text", "q_mode")  # the form's text, as "More like this" replaces it
 
 
 def apply_deep_link() -> bool:
@@ -34,6 +35,9 @@ def apply_deep_link() -> bool:
     params = st.query_params
     if not any(params.get(name) for name in ("title", "abstract", "context")):
         return False
+    if params.get("like") and not st.session_state.get("q_like") and \
+            (st.session_state.get("q_title") or st.session_state.get("q_text")):
+        st.session_state["q_draft"] = {key: st.session_state.get(key) for key in DRAFT_KEYS}  # for the way back
     st.session_state["q_title"] = params.get("title", "")
     st.session_state["q_text"] = params.get("context") or params.get("abstract", "")
     st.session_state["q_mode"] = "passage" if params.get("context") else "auto"
@@ -91,23 +95,49 @@ def query_form(directory: str) -> bool:
         st.segmented_control("Mode", MODES, format_func=MODE_LABELS.get, key="q_mode", required=True,
                              persist_state="session",
                              help="Detect: passage mode when the text contains [CIT], else title + abstract.")
-        k_col, div_col = st.columns(2)
         # defaults through the session state, not the widgets: a deep link sets both (a widget given a default
         # and a value set in the session state makes Streamlit log a warning with a stack trace)
         st.session_state.setdefault("q_k", DEFAULT_K)
         st.session_state.setdefault("q_diversity", DEFAULT_DIVERSITY)
-        k_col.slider("Results", 5, 50, step=5, key="q_k", persist_state="session")
-        div_col.slider("Author diversity", 0.0, 2.0, step=0.1, key="q_diversity", persist_state="session",
-                       help="0 = plain ranking (the default); higher values spread the results over more authors, "
-                            "at a cost: on ACM-CR dev, 0.1 lowered nDCG@10 by 1% on passages and 2% on drafts, "
-                            "0.3 by 1.8–2.8%.")
+        st.slider("Results", 5, 50, step=5, key="q_k", persist_state="session")
         if len(years) > 1:
             st.slider("Years", years[0], years[-1], (years[0], years[-1]), key="q_years", persist_state="session")
         st.multiselect("Venues", venues, key="q_venues", persist_state="session", placeholder="All venues")
         st.toggle("Show retracted papers", key="q_retracted", persist_state="session",
                   help="Retracted papers (flagged in the corpus, or by the imported Retraction Watch data) are left "
                        "out by default; shown, each is marked.")
-        return st.form_submit_button("Recommend", type="primary", icon=":material/search:")
+        submitted = st.form_submit_button("Recommend", type="primary", icon=":material/search:")
+    st.slider("Author diversity", 0.0, 2.0, step=0.1, key="q_diversity", persist_state="session", on_change=requery,
+              help="Applies at once. 0 = plain ranking (the default); higher values spread the results over more "
+                   "authors, at a cost: on ACM-CR dev, 0.1 lowered nDCG@10 by 1% on passages and 2% on drafts, "
+                   "0.3 by 1.8–2.8%.")
+    return submitted
+
+
+def requery() -> None:
+    """Ask again with the form as it is (a setting changed after a query), without pressing Recommend."""
+    if st.session_state.get("results"):
+        st.session_state["requery"] = True
+
+
+def back_to_draft() -> None:
+    """Put back the draft that "More like this" replaced, and ask it again."""
+    draft = st.session_state.pop("q_draft", None) or {}
+    for key, value in draft.items():
+        st.session_state[key] = value if value is not None else ""
+    st.session_state.pop("q_like", None)
+    st.session_state["requery"] = True
+
+
+def liked_label(directory: str) -> str:
+    """"Lovelace 2010": the first author's surname and the year of the paper "More like this" asks about."""
+    index = engines.index(directory)
+    position = index.position.get(st.session_state["q_like"]["id"])
+    if position is None:
+        return "this paper"
+    paper = index.papers([position])[0]
+    author = paper.authors[0].split()[-1] if paper.authors and paper.authors[0].split() else ""
+    return " ".join(part for part in (author, str(paper.year or "")) if part) or "this paper"
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -202,6 +232,11 @@ def show_results(results: dict) -> None:
     if not recs:
         st.info("No paper matches this text and these filters. Try fewer filters or other words.")
         return
+    if liked_paper():
+        st.markdown(f"**More like {plain(liked_label(results['directory']))}**: its title and abstract are the "
+                    "text asked; the paper itself is left out.")
+        if st.session_state.get("q_draft"):
+            st.button("Back to your draft", icon=":material/undo:", on_click=back_to_draft, key="q_back")
     matches = results["matches"]
     if matches.weak:
         st.warning(weak_match_notice(matches), icon=":material/search_off:")
@@ -230,7 +265,7 @@ form_col, results_col = st.columns([2, 3], gap="large")
 with form_col:
     submitted = query_form(directory)
 with results_col:
-    if submitted or deep_linked:
+    if submitted or deep_linked or st.session_state.pop("requery", False):
         run_query(directory)
     results = st.session_state.get("results")
     if results and results["directory"] == directory:

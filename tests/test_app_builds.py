@@ -119,6 +119,27 @@ def test_a_build_is_seen_stopped_and_removed_from_another_session(app_env, monke
     assert not job.folder.exists() and not at.subheader
 
 
+def test_a_build_that_cannot_reach_its_source_says_so_without_server_paths(app_env, monkeypatch, tmp_path):
+    """A web visitor reads why and what to do (press Resume), never a path on the server or a command to run."""
+    monkeypatch.setenv("CITREC_SHARED_CORPORA", "1")
+    with FixtureServer(lambda request: (200, {}, {})) as server:
+        closed = server.url  # the server is gone once the block ends: nothing listens at its address
+    job = corpora.start_build("Offline field", ["openalex", "--search=x", "--api-url", closed, "--retries", "0"],
+                              corpora.corpora_root())
+    deadline = time.monotonic() + 120
+    while job.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.status()["state"] == "failed" and "run the same command" in job.status()["message"]
+    at = open_app(PAGE)
+    assert not at.exception, at.exception
+    shown = " ".join([e.value for e in at.error] + [c.value for c in at.code] + [m.value for m in at.markdown])
+    assert "press **Resume** when the network is back" in shown and "could not be reached" in shown
+    root = str(corpora.corpora_root())
+    assert "run the same command" not in shown, shown
+    assert root not in shown, [piece for piece in shown.split("\n") if root in piece]
+    assert at.button(key="build_resume_offline-field")
+
+
 def test_private_builds_are_found_again_through_the_workspaces_address(app_env):
     mine = open_app(PAGE)
     token = mine.session_state["workspace"]

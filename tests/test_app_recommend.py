@@ -98,6 +98,30 @@ def test_more_like_this_leaves_the_paper_itself_out_until_the_title_is_changed(a
     assert result_titles(at)[0] == FIRST and "like" not in at.query_params
 
 
+def test_more_like_this_names_the_paper_and_leads_back_to_the_draft(app_env):
+    at = ask(open_app(), TITLE, ABSTRACT)
+    mine = result_titles(at)
+    at.session_state["deep_link_seen"] = False  # as the citation graph's button does, then its link
+    at.query_params.update(title=FIRST, abstract="We embed the abstract of a draft with a neural encoder.",
+                           like="cite0")
+    at.run()
+    assert not at.exception, at.exception
+    assert FIRST not in result_titles(at) and any(m.value.startswith("**More like Lovelace 2010**")
+                                                  for m in at.markdown)
+    at.button(key="q_back").click().run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="q_title").value == TITLE and at.text_area(key="q_text").value == ABSTRACT
+    assert result_titles(at) == mine and not any("More like" in m.value for m in at.markdown)
+
+
+def test_moving_the_diversity_slider_after_a_query_ranks_again_at_once(app_env):
+    at = ask(open_app(), TITLE, ABSTRACT, q_k=5, q_diversity=0.0)
+    lovelace = sum("Ada Lovelace" in r.authors for r in at.session_state["results"]["recs"])
+    at.slider(key="q_diversity").set_value(2.0).run()  # no press of Recommend
+    assert not at.exception, at.exception
+    assert sum("Ada Lovelace" in r.authors for r in at.session_state["results"]["recs"]) < lovelace
+
+
 def test_a_text_in_another_language_gets_a_note(app_env):
     at = ask(open_app(), "Empfehlung von Zitaten", "Wir empfehlen Literaturangaben für den Entwurf eines Artikels.")
     assert "looks German; it was matched through the multilingual index" in at.info[0].value

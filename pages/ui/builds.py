@@ -34,6 +34,10 @@ EXPANSIONS = {"none": "No", "refs": "The works they cite", "cites": "The works c
 STATE_TEXT = {"running": "running", "done": "done", "failed": "failed", "stopped": "stopped",
               "interrupted": "interrupted", "created": "not started", "starting": "starting"}
 _SPLIT_RE = re.compile(r"[\s,;]+")
+_KEPT_RE = re.compile(r";? ?what was downloaded is kept in \S+?:? run the same command again to continue")
+_PATH_RE = re.compile(r"(?<![\w:/])(?:/[^\s/:;,'\"()]+){2,}/?")  # an absolute path on the server
+_NETWORK_RE = re.compile(r"cannot reach|did not answer within|does not resolve|no network|connection (?:refused|"
+                         r"was dropped)|network down", re.IGNORECASE)
 
 
 def server_paths_allowed() -> bool:
@@ -110,7 +114,7 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
     else:
         message = status.get("message") or ""
         if state == "failed":
-            st.error(f"The build failed: {markdown.plain(message)}")
+            st.error(failure_text(message))
         elif state in ("interrupted", "stopped"):
             why = "was stopped" if state == "stopped" else "ended before it was done (the server restarted?)"
             st.warning(f"The build {why}; what it downloaded is kept. Resume it to continue.")
@@ -120,7 +124,22 @@ def show_job(shelf: Path, slug: str, job: Job, status: dict) -> None:
     log = job.log_tail(30)
     if log:
         with st.expander("Log"):
-            st.code(log, language=None)
+            st.code(without_paths(_KEPT_RE.sub("", log)), language=None)
+
+
+def failure_text(message: str) -> str:
+    """Why a build failed, for a web visitor: no server paths, no command to run; a network failure says to press
+    Resume once the network is back (what was downloaded is kept)."""
+    reason = without_paths(_KEPT_RE.sub("", message)).strip(" ;:")
+    if _NETWORK_RE.search(reason):
+        return (f"The build stopped: the network or the service could not be reached ({markdown.plain(reason)}). "
+                "What was downloaded is kept: press **Resume** when the network is back.")
+    return f"The build failed: {markdown.plain(reason)}."
+
+
+def without_paths(text: str) -> str:
+    """The text with each absolute server path cut to its last part ("…/corpus.jsonl.gz")."""
+    return _PATH_RE.sub(lambda match: "…/" + match.group(0).rstrip("/").rsplit("/", 1)[-1], text)
 
 
 def size_of(directory: Path) -> str:
