@@ -451,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Flags are leads to check, not verdicts.")
     p.add_argument("file", help=".bib, a reference list (.txt), or a document review reads (PDF, LaTeX, DOCX, ...)")
     p.add_argument("--index", help="the corpus to check against first (offline)")
-    p.add_argument("--online", action="store_true", help="also ask OpenAlex and Crossref (cached on disk)")
+    p.add_argument("--online", action="store_true", help="also ask OpenAlex and Crossref (cached on disk; OpenAlex's "
+                                                       "free API key in $OPENALEX_API_KEY raises its daily allowance)")
     p.add_argument("--mailto", help="your e-mail for the APIs' polite pools (default: $OPENALEX_MAILTO)")
     p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
                    help="time the online sources may take for the whole file (default 60)")

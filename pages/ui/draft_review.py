@@ -36,7 +36,8 @@ def render(directory: str) -> None:
             st.toggle("Also check the references online (OpenAlex, Crossref)", key="dr_online",
                       persist_state="session", help="The references the corpus cannot settle are looked up in "
                       "OpenAlex and Crossref (their titles, DOIs and arXiv ids leave this machine; answers are "
-                      "cached). Off: only the corpus and the imported Retraction Watch data are asked.")
+                      "cached). Off: only the corpus and the imported Retraction Watch data are asked. An OpenAlex "
+                      "API key (free; OPENALEX_API_KEY in the server's environment) raises its daily allowance.")
         go = st.form_submit_button("Review the draft", type="primary", icon=":material/rate_review:")
     if go:
         run_review(directory, upload, bib)
