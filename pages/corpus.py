@@ -3,8 +3,11 @@ source (OpenAlex, an arXiv snapshot, Zotero, a folder of PDFs) in the background
 cite it."""
 from __future__ import annotations
 
+import gzip
+import io
 import tempfile
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from recommender.pipeline.learned import describe_learned
 from workspace import cleanup, corpora, engine_caches, personal
 
 PREVIEW_ROWS = 50
+MAX_UNPACKED_BYTES = 512 * 2**20  # a gzipped upload, unpacked (the loader holds a .json or .bib file whole)
 SHOWN_PROBLEMS = 200
 
 
@@ -148,6 +152,7 @@ def chart(trace, title: str, x_title: str | None, y_title: str | None) -> go.Fig
 @st.cache_data(show_spinner="Reading and validating the file…", max_entries=4, ttl="10m")
 def read_upload(name: str, data: bytes) -> LoadResult:
     """Validate an uploaded corpus file with the loader (it needs a path, so the bytes go to a temp file)."""
+    check_unpacked_size(name, data)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(name).name
         path.write_bytes(data)
@@ -157,6 +162,24 @@ def read_upload(name: str, data: bytes) -> LoadResult:
             raise CorpusError(str(exc).replace(str(path), Path(name).name)) from None
     result.path = Path(name).name
     return result
+
+
+def check_unpacked_size(name: str, data: bytes) -> None:
+    """CorpusError when a gzipped upload unpacks to more than MAX_UNPACKED_BYTES (counted while unpacking, a
+    megabyte at a time); a damaged one is left to the loader, which says what is wrong with it."""
+    if data[:2] != b"\x1f\x8b":
+        return
+    unpacked = 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
+            while chunk := handle.read(2**20):
+                unpacked += len(chunk)
+                if unpacked > MAX_UNPACKED_BYTES:
+                    raise CorpusError(f"{Path(name).name} unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB; "
+                                      f"compressed files of up to {MAX_UNPACKED_BYTES // 2**20} MB unpacked are "
+                                      "read: split it into several files.")
+    except (OSError, EOFError, zlib.error):
+        return
 
 
 def count(number: int, noun: str) -> str:
@@ -212,7 +235,8 @@ def build(result: LoadResult, directory: str) -> None:
                                                    multilingual=multilingual, shelf=shelf))
                 message = f"Built corpus {Path(target).name}; it is now your active corpus."
     except Exception as exc:  # any failure must leave the active corpus in place and say why
-        st.error(f"The import failed and the active corpus is unchanged: {exc}")
+        reason = markdown.plain(builds.without_paths(str(exc)))
+        st.error(f"The import failed and the active corpus is unchanged: {reason}")
         return
     active_index.set_active_index(target)
     st.session_state["corpus_message"] = message

@@ -10,9 +10,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import access, active_index, engines, markdown, shelves
+from pages.ui.builds import without_paths
 from recommender.background import Job, JobBusy
 from recommender.evaluation.queries import citing_positions
-from recommender.evaluation.results import Table, metric_tables
+from recommender.evaluation.results import Table, TooLarge, metric_tables
 from workspace import evaluation_jobs
 
 POLL_S = 1.0  # how often the runs are redrawn while one runs
@@ -21,6 +22,7 @@ SUMMARY = {"mrr": "MRR", "map": "MAP", "ndcg@10": "nDCG@10"}
 CURVES = {"recall": "Recall@k", "precision": "Precision@k", "f1": "F1@k"}
 STATE_TEXT = {"running": "running", "done": "done", "failed": "failed", "stopped": "stopped",
               "interrupted": "interrupted", "created": "not started", "starting": "starting"}
+MAX_METRICS_FILE_BYTES = 20 * 2**20  # a metrics file uploaded (the benchmarks' largest is well under 1 MB)
 _AT_RE = re.compile(r"^(recall|precision|f1)@(\d+)$")
 
 
@@ -80,7 +82,7 @@ def run_panel() -> None:
     index = engines.index(directory)
     shelf = shelves.shelf()
     if error := st.session_state.pop("eval_error", None):
-        st.error(markdown.plain(error))
+        st.error(markdown.plain(without_paths(error)))
     start_form(shelf, directory, index)
     runs = evaluation_jobs.runs(shelf)
     if runs:
@@ -130,7 +132,7 @@ def start_form(shelf, directory: str, index) -> None:
             label = "the demo query set" if demo else "the corpus's own citation links"
             evaluation_jobs.start(shelf, directory, methods, label, citing=citing, keep_fresh=not shelves.shared())
     except (ValueError, OSError) as exc:
-        st.error(f"The evaluation was not started: {markdown.plain(str(exc))}")
+        st.error(f"The evaluation was not started: {markdown.plain(without_paths(str(exc)))}")
         return
     st.session_state.pop("eval_shown", None)  # the new run's results once it is done
     st.rerun()  # app.py puts the workspace, which now exists, in the address
@@ -164,7 +166,7 @@ def show_run(job: Job, status: dict, shown: bool) -> None:
         st.button("Stop", key=f"eval_stop_{key}", icon=":material/stop:", on_click=job.stop)
         return
     if state == "failed":
-        st.error(f"The evaluation failed: {markdown.plain(status.get('message') or '')}")
+        st.error(f"The evaluation failed: {markdown.plain(without_paths(str(status.get('message') or '')))}")
     elif state in ("stopped", "interrupted"):
         why = "was stopped" if state == "stopped" else "ended before it was done (the server restarted?)"
         st.warning(f"The evaluation {why}; the methods it finished are kept. Resume it to run the others.")
@@ -173,12 +175,12 @@ def show_run(job: Job, status: dict, shown: bool) -> None:
         st.session_state["eval_shown"] = key
         st.rerun()
     if state != "done" and buttons.button("Resume", key=f"eval_resume_{key}", icon=":material/play_arrow:"):
-        act(job.start)
+        act(lambda: evaluation_jobs.resume(job))
     if buttons.button("Remove", key=f"eval_remove_{key}", icon=":material/delete:"):
         act(job.remove)
     if state == "failed" and (log := job.log_tail(30)):
         with st.expander("Log"):
-            st.code(log, language=None)
+            st.code(without_paths(log), language=None)
 
 
 def act(action) -> None:
@@ -221,10 +223,21 @@ def file_panel() -> None:
                 "FILE` writes one, this page's runs download one, and the benchmarks write theirs to "
                 "bench/results/.", icon="📈")
         return
+    if upload.size > MAX_METRICS_FILE_BYTES:
+        st.error(f"{markdown.plain(upload.name)} is too large: {upload.size / 2**20:,.1f} MB; metrics files of up to "
+                 f"{MAX_METRICS_FILE_BYTES // 2**20} MB are read.")
+        return
     try:
         tables = metric_tables(json.loads(upload.getvalue().decode("utf-8")))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        st.error(f"{markdown.plain(upload.name)} is not a JSON file: {exc}")
+    except TooLarge as exc:
+        st.error(f"{markdown.plain(upload.name)} is too large: {exc}.")
+        return
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, or an integer of over 4,300 digits
+        st.error(f"{markdown.plain(upload.name)} is not a JSON file: {markdown.plain(str(exc))}")
+        return
+    except RecursionError:
+        st.error(f"{markdown.plain(upload.name)} is nested too deeply to be read (deeper than Python's recursion "
+                 "limit).")
         return
     if not tables:
         st.error(f"{markdown.plain(upload.name)} holds no method metrics: no table of methods with MRR, MAP, nDCG@k "
@@ -232,8 +245,8 @@ def file_panel() -> None:
         return
     name = next(iter(tables))
     if len(tables) > 1:
-        name = st.selectbox(f"Tables in {upload.name}", list(tables), format_func=lambda n: n or "all methods",
-                            key="eval_table")
+        name = st.selectbox(f"Tables in {markdown.plain(upload.name)}", list(tables),
+                            format_func=lambda n: n or "all methods", key="eval_table")
     show_table(tables[name], "file")
 
 

@@ -183,3 +183,21 @@ def test_a_build_goes_on_across_a_reload_and_ends_in_a_new_corpus(small_index, t
         settle(page)
         text = page.inner_text("body")
     assert "fixture-arxiv" in text and "Papers\n\n4" in text.replace("\r", "")
+
+
+def test_no_server_path_survives_a_failure_message(monkeypatch, tmp_path):
+    """Folders with spaces or brackets, file:// addresses and the bare corpora folder are cut too; web addresses
+    stay."""
+    from pages.ui.builds import failure_text, without_paths
+    root = tmp_path / "Jane Doe" / "corpora (lab)"
+    monkeypatch.setenv("CITREC_CORPORA", str(root))
+    cases = {f"[Errno 28] No space left on device: '{root}/.sessions/{'a' * 32}/.jobs/x/corpus.jsonl.gz'":
+             "'…/corpus.jsonl.gz'",
+             f"cannot write {root}": "cannot write /…",
+             "cannot open file:///srv/data/snapshot.json": "cannot open …/snapshot.json",
+             f"{Path.home()}/Zotero/zotero.sqlite is locked": "…/zotero.sqlite is locked"}
+    for message, cut in cases.items():
+        shown = without_paths(message)
+        assert cut in shown and "Jane" not in shown and "/srv" not in shown and ".sessions" not in shown, shown
+        assert "Jane" not in failure_text(message) and "…" in failure_text(message)
+    assert without_paths("see https://api.openalex.org/works/W1") == "see https://api.openalex.org/works/W1"

@@ -2,6 +2,7 @@
 and imports kept in a private workspace that the page's address names (listed with their sizes and dates, deleted
 from there), unless the operator shares them."""
 import re
+import zlib
 from pathlib import Path
 
 from support.app_helpers import ask, open_app
@@ -195,3 +196,25 @@ def test_a_corpus_removed_by_the_clean_up_gives_way_to_the_default(app_env):
     assert not at.exception, at.exception
     assert "24 papers" in at.caption[0].value
     assert any("law-only no longer exists" in t.value for t in at.toast)
+
+
+def test_a_failed_import_names_no_server_path(app_env, small_index, monkeypatch):
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(app_env / ".sessions" / ("a" * 32) / "law" / "v1"))
+
+    monkeypatch.setattr(corpora, "create_corpus", disk_full)
+    at = open_app(PAGE)
+    import_law(at)
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "The import failed" in shown and "No space left on device" in shown and "…/v1" in shown
+    assert str(app_env) not in shown and ".sessions" not in shown, shown
+
+
+def test_a_gzip_bomb_is_refused_by_its_unpacked_size(app_env, small_index):
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip: 513 MB of blank lines in well under a megabyte
+    bomb = b"".join(packer.compress(b"\n" * 2**20) for _ in range(513)) + packer.flush()
+    at = open_app(PAGE)
+    at.file_uploader(key="imp_file").set_value(("papers.jsonl.gz", bomb, "application/gzip")).run()
+    assert not at.exception, at.exception
+    assert any("unpacks to more than 512 MB" in e.value for e in at.error), [e.value for e in at.error]
+    assert "imp_build" not in [b.key for b in at.button]

@@ -2,16 +2,21 @@
 its progress, and every metrics file the project writes (`evaluate --json`, the tables of `bench/results/`)."""
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import time
 from pathlib import Path
 
+import pytest
+
 from support.app_helpers import open_app
 
+from recommender.background import Job, Step
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.queries import citing_positions, queries_for_papers
 from recommender.evaluation.results import metric_tables
-from workspace import evaluation_jobs
+from workspace import corpora, evaluation_jobs
 
 PAGE = "pages/evaluation.py"
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
@@ -126,7 +131,9 @@ def test_a_failed_run_says_why_and_can_be_removed(app_env, monkeypatch, tmp_path
         time.sleep(0.2)
     at = open_app(PAGE)
     shown = at.error[0].value.replace("\\", "")  # the message, unescaped
-    assert shown.startswith("The evaluation failed: ") and f"{tmp_path / 'no-index'}" in shown
+    assert shown.startswith("The evaluation failed: ") and "…/no-index" in shown
+    seen = " ".join([shown] + [c.value for c in at.code])
+    assert str(tmp_path) not in seen and str(app_env) not in seen, seen  # no server path, in the log either
     assert at.button(key=f"eval_resume_{job.folder.name}") and not at.get("download_button")
     at.button(key=f"eval_remove_{job.folder.name}").click().run()
     assert not job.folder.exists() and not at.error
@@ -147,3 +154,73 @@ def test_a_corpus_queries_itself_with_a_sample_of_its_citing_papers(small_recomm
     assert len(everyone) == sum(1 for p in range(len(index)) if len(index.graph.references_of(p)))
     sample = citing_positions(index, limit=5)
     assert len(sample) == 5 and set(sample) <= set(everyone) and sample == citing_positions(index, limit=5)
+
+
+def test_a_hostile_metrics_file_is_refused_by_what_is_too_large(app_env):
+    """Each size of a metrics file has a limit, checked while it is read; the error names what was too large."""
+    from recommender.evaluation import results
+    many = {f"m{i}": {"mrr": 0.1} for i in range(results.MAX_METHODS + 1)}
+    wide = {"bm25": {f"recall@{k}": 0.1 for k in range(1, results.MAX_METRICS + 2)}}
+    flat = {f"k{i}": i for i in range(results.MAX_ENTRIES + 1)}
+    cases = [(many, f"has {results.MAX_METHODS + 1:,} methods"), (wide, f"{results.MAX_METRICS + 1:,} metrics"),
+             (flat, f"more than {results.MAX_ENTRIES:,} keys")]
+    for data, message in cases:
+        at = load_file(open_app(PAGE), "hostile.json", json.dumps(data).encode())
+        shown = at.error[0].value.replace("\\", "")
+        assert "is too large" in shown and message in shown, shown
+        assert not at.get("plotly_chart") and not at.dataframe
+    for data, message in [(b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                          (b'{"bm25": {"mrr": 1' + b"0" * 5000 + b"}}", "not a JSON file"),
+                          (b"\x89PNG\r\n\x1a\n\x00\x00", "not a JSON file")]:
+        at = load_file(open_app(PAGE), "hostile.json", data)
+        assert message in at.error[0].value and not at.get("plotly_chart")
+    padded = json.dumps(METRICS).encode() + b" " * (20 * 2**20)  # the page reads up to 20 MB
+    at = load_file(open_app(PAGE), "big.json", padded)
+    assert "is too large" in at.error[0].value and "up to 20 MB" in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_a_hostile_query_file_is_refused_before_a_run_starts(app_env, corpus_records, monkeypatch):
+    known = corpus_records[0]["id"]
+    line = b'{"qid": "1", "relevant": ["%s"], "citing_title": "t"}\n' % known.encode()
+    monkeypatch.setattr(evaluation_jobs, "MAX_FILE_QUERIES", 3)
+    at = open_app(PAGE)
+    at.radio(key="eval_set").set_value("file").run()
+    cases = [(line * 4, "holds more than 3 queries"),
+             (b'{"qid": "1", "relevant": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", "nested too deeply"),
+             (b"--help\n", "is not a query file")]
+    for data, message in cases:
+        at.file_uploader(key="eval_queries").set_value(("--methods.jsonl", data, "application/json")).run()
+        at.button(key="eval_run").click().run()
+        assert not at.exception, at.exception
+        assert message in at.error[0].value.replace("\\", ""), at.error
+    assert not list(app_env.rglob(evaluation_jobs.FOLDER))  # nothing was started
+    with pytest.raises(ValueError, match="unknown methods"):
+        evaluation_jobs.start(app_env, "x", ["--help"], "x", citing=["a"])
+
+
+def hold(job) -> int:
+    """Take a job's lock as its running process would (it counts as running while the descriptor is open)."""
+    fd = os.open(job.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_runs_are_bounded_per_workspace_and_on_the_server(app_env, monkeypatch, tmp_path):
+    mine, theirs = corpora.private_shelf("a" * 32), corpora.private_shelf("b" * 32)
+    running = Job.create(mine / evaluation_jobs.FOLDER / "1", "bm25 on x", [Step("bm25", ["evaluate"])])
+    fd = hold(running)
+    try:
+        with pytest.raises(ValueError, match="evaluation of this workspace runs already"):
+            evaluation_jobs.start(mine, tmp_path, ["bm25"], "x", citing=["a"])
+        with pytest.raises(ValueError, match="evaluation of this workspace runs already"):
+            evaluation_jobs.resume(Job.create(mine / evaluation_jobs.FOLDER / "0", "stopped", []))
+        monkeypatch.setattr(evaluation_jobs, "MAX_RUNNING", 1)
+        with pytest.raises(ValueError, match="1 evaluations run on this server already"):
+            evaluation_jobs.start(theirs, tmp_path, ["bm25"], "x", citing=["a"])
+    finally:
+        os.close(fd)
+    monkeypatch.setattr(evaluation_jobs, "MAX_RUNS_KEPT", 2)
+    with pytest.raises(ValueError, match="keeps 2 runs already"):
+        evaluation_jobs.start(mine, tmp_path, ["bm25"], "x", citing=["a"])
+    assert len(evaluation_jobs.runs(mine)) == 2 and not theirs.exists()

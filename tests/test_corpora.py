@@ -152,3 +152,67 @@ def test_a_workspace_holding_a_corpus_outlives_its_session_until_the_idle_limit(
     assert kept.is_dir() and not empty.exists()
     assert corpora.sweep_private_shelves(Sweeper.alive, grace_s=900, idle_limit_s=86_400, now=now + 86_400) == 1
     assert not kept.exists()
+
+
+def test_a_token_that_names_a_file_or_a_link_opens_no_workspace(root, tmp_path):
+    shelves = root / corpora.PRIVATE_FOLDER
+    shelves.mkdir(parents=True)
+    (shelves / ("f" * 32)).write_text("not a folder")
+    assert personal.shelf_of("f" * 32) is None and personal.shelf_of("f" * 32 + "\n") is None
+    outside = tmp_path / "outside"
+    (outside / "corpus").mkdir(parents=True)
+    (outside / "corpus" / "CURRENT").write_text("v1")
+    (shelves / ("l" * 32)).symlink_to(outside)  # only the server's own user could make one
+    os.utime(shelves / ("l" * 32), (0, 0), follow_symlinks=False)
+    corpora.sweep_private_shelves(lambda owner: False, grace_s=0, idle_limit_s=0)
+    assert (outside / "corpus" / "CURRENT").is_file()  # the sweep never follows a link out of the shelves
+
+
+def test_workspaces_and_their_corpora_are_bounded(root, monkeypatch):
+    """Anyone may start a workspace: the server keeps at most $CITREC_MAX_WORKSPACES, each with at most
+    MAX_CORPORA_PER_SHELF corpora (with builds); the refusal says which limit was reached."""
+    monkeypatch.setenv("CITREC_MAX_WORKSPACES", "2")
+    first, second, third = (corpora.private_shelf(c * 32) for c in "abc")
+    for shelf in (first, second):
+        shelf.mkdir(parents=True)
+    corpora.check_new_shelf(first)  # existing ones go on
+    with pytest.raises(ValueError, match="keeps 2 workspaces already"):
+        corpora.create_corpus("Mine", NEW[:1], shelf=third)
+    with pytest.raises(ValueError, match="keeps 2 workspaces already"):
+        corpora.start_build("Mine", ["openalex", "--search=x"], third)
+    assert not third.exists()
+    monkeypatch.setattr(corpora, "MAX_CORPORA_PER_SHELF", 2)
+    for name in ("one", "two"):
+        (first / name).mkdir()
+        (first / name / "CURRENT").write_text("v1")
+    with pytest.raises(ValueError, match="holds 2 corpora"):
+        corpora.start_build("Three", ["openalex", "--search=x"], first)
+    with pytest.raises(ValueError, match="holds 2 corpora"):
+        corpora.create_corpus("Three", NEW[:1], shelf=first)
+    assert sorted(p.name for p in first.iterdir()) == ["one", "two"]
+    corpora.check_room_for_corpus(root, "three")  # the shared shelf is the operator's
+
+
+def test_builds_running_at_once_are_bounded_per_workspace_and_on_the_server(root, monkeypatch):
+    import fcntl
+
+    from recommender.background import Job, Step
+    mine, theirs = corpora.private_shelf("a" * 32), corpora.private_shelf("b" * 32)
+    held = []
+    for name in ("one", "two"):
+        job = Job.create(mine / corpora.JOBS_FOLDER / name, name, [Step("Collecting the papers", ["corpus"])])
+        held.append(os.open(job.lock_path, os.O_RDWR | os.O_CREAT, 0o600))
+        fcntl.flock(held[-1], fcntl.LOCK_EX)  # as its running process holds it
+    stopped = Job.create(mine / corpora.JOBS_FOLDER / "three", "three", [])
+    try:
+        with pytest.raises(ValueError, match="2 builds of this workspace run already"):
+            corpora.start_build("Four", ["openalex", "--search=x"], mine)
+        with pytest.raises(ValueError, match="2 builds of this workspace run already"):
+            corpora.resume_build(stopped)
+        monkeypatch.setattr(corpora, "MAX_BUILDS_RUNNING", 2)
+        with pytest.raises(ValueError, match="2 builds run on this server already"):
+            corpora.start_build("Four", ["openalex", "--search=x"], theirs)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert not theirs.exists() and not (mine / corpora.JOBS_FOLDER / "four").exists()

@@ -31,6 +31,15 @@ from workspace import PROJECT_ROOT
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name
 JOBS_FOLDER = ".jobs"
 OWNER_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+DEFAULT_MAX_WORKSPACES = 500  # private shelves on the server ($CITREC_MAX_WORKSPACES): anyone may start one
+MAX_CORPORA_PER_SHELF = 20  # corpora of one private shelf, with those being built
+MAX_BUILDS_RUNNING_PER_SHELF = 2  # builds of one shelf running at a time (each a process downloading papers)
+MAX_BUILDS_RUNNING = 8  # builds running on the whole server at a time
+
+
+def max_workspaces() -> int:
+    """How many private shelves the server keeps at most ($CITREC_MAX_WORKSPACES, default 500)."""
+    return int(os.environ.get("CITREC_MAX_WORKSPACES") or DEFAULT_MAX_WORKSPACES)
 
 
 def corpora_root() -> Path:
@@ -49,6 +58,35 @@ def private_shelf(owner: str) -> Path:
     if not OWNER_RE.fullmatch(owner):
         raise ValueError(f"not a valid shelf owner: {owner!r}")
     return corpora_root() / PRIVATE_FOLDER / owner
+
+
+def is_private_shelf(shelf: Path) -> bool:
+    return Path(shelf).parent == corpora_root() / PRIVATE_FOLDER
+
+
+def check_new_shelf(shelf: Path) -> None:
+    """ValueError when `shelf` is a private shelf not created yet and the server keeps `max_workspaces()`
+    already."""
+    if not is_private_shelf(shelf) or shelf.is_dir():
+        return
+    limit = max_workspaces()
+    existing = sum(1 for _ in zip(range(limit), (corpora_root() / PRIVATE_FOLDER).iterdir())) \
+        if shelf.parent.is_dir() else 0
+    if existing >= limit:
+        raise ValueError(f"This server keeps {limit:,} workspaces already, the most it keeps; unused ones are removed "
+                         "after a day: try again later, or ask its operator.")
+
+
+def check_room_for_corpus(shelf: Path, slug: str) -> None:
+    """ValueError when a private `shelf` holds MAX_CORPORA_PER_SHELF corpora (with those being built) already;
+    also `check_new_shelf`."""
+    check_new_shelf(shelf)
+    if not is_private_shelf(shelf):
+        return
+    held = set(list_corpora(shelf)) | set(build_jobs(shelf))
+    if slug not in held and len(held) >= MAX_CORPORA_PER_SHELF:
+        raise ValueError(f"This workspace holds {len(held)} corpora (with builds), the most it holds: delete or "
+                         "remove one first.")
 
 
 def slugify(name: str) -> str:
@@ -110,6 +148,7 @@ def create_corpus(name: str, papers: list[Paper], base: Index | None = None,
     if (target / "CURRENT").exists():
         raise ValueError(f"A corpus named “{slug}” already exists; choose another name or extend it.")
     _check_no_build(shelf or corpora_root(), slug)
+    check_room_for_corpus(shelf or corpora_root(), slug)
     existing = base.all_papers() if base is not None else []
     known = {p.id for p in existing}
     options = {"multilingual": bool(multilingual)}
@@ -187,6 +226,25 @@ def build_jobs(shelf: Path) -> dict[str, Job]:
     return {p.name: Job(p) for p in sorted(folder.iterdir()) if (p / "job.json").is_file()}
 
 
+def check_build_room(shelf: Path) -> None:
+    """ValueError when `shelf` runs MAX_BUILDS_RUNNING_PER_SHELF builds already, or the server
+    MAX_BUILDS_RUNNING."""
+    if sum(job.running() for job in build_jobs(shelf).values()) >= MAX_BUILDS_RUNNING_PER_SHELF:
+        raise ValueError(f"{MAX_BUILDS_RUNNING_PER_SHELF} builds of this workspace run already, the most at a time: "
+                         "wait until one ends or stop it.")
+    root = corpora_root()
+    shelves = [root, *sorted((root / PRIVATE_FOLDER).glob("*"))]
+    if sum(job.running() for other in shelves for job in build_jobs(other).values()) >= MAX_BUILDS_RUNNING:
+        raise ValueError(f"{MAX_BUILDS_RUNNING} builds run on this server already, the most at a time: try again "
+                         "when one has ended.")
+
+
+def resume_build(job: Job) -> None:
+    """Resume a stopped, failed or interrupted build, when its shelf and the server have room for it."""
+    check_build_room(job.folder.parent.parent)
+    job.start()
+
+
 def _check_no_build(shelf: Path, slug: str) -> None:
     job = build_jobs(shelf).get(slug)
     if job is not None and job.running():
@@ -214,6 +272,8 @@ def start_build(name: str, source: list[str], shelf: Path, *, multilingual: bool
             raise ValueError(f"An earlier build of “{slug}” is {state}: resume or remove it below, or choose "
                              "another name.")
         earlier.remove()  # done, and its corpus has been deleted since
+    check_room_for_corpus(shelf, slug)
+    check_build_room(shelf)
     papers = folder / "corpus.jsonl.gz"
     steps = [Step("Collecting the papers", ["corpus", *source, "--out", str(papers)], creates=str(papers)),
              Step("Building the index", ["index", str(papers), "--out", str(target)]

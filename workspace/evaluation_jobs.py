@@ -5,6 +5,9 @@ The query set is the corpus's own citation links (its papers that cite others in
 abstract and authors for the papers it cites; for the demo corpus all 123 of them) or a query file someone
 uploaded. The job's folder also holds the query set and each method's metrics (`metrics-N.json`, as
 `evaluate --json` writes them); `metrics` joins them into one `evaluate --json` table.
+
+Anyone who reaches the app may start runs, so each is bounded: a query file's bytes and queries, the runs of a
+shelf at a time and kept, and the runs of the whole server at a time (the MAX_ constants); each refusal says which.
 """
 from __future__ import annotations
 
@@ -20,11 +23,16 @@ from recommender.background import Job, Step
 from recommender.config import METHODS
 from recommender.evaluation.queries import citing_positions, queries_from_file
 from recommender.pipeline.learned import head_path, model_path
+from workspace import corpora
 
 FOLDER = ".evaluations"
 CITING_SPLIT = "citing"
 CORPUS_LIMIT = 300  # a corpus's own citation links: at most this many of its citing papers, drawn at random
-MAX_QUERY_FILE_BYTES = 200 * 1024 * 1024  # a query file, read (unpacked when gzipped)
+MAX_QUERY_FILE_BYTES = 50 * 1024 * 1024  # a query file, read (unpacked when gzipped); kept with its run
+MAX_FILE_QUERIES = 5000  # queries of an uploaded file: each method answers each of them
+MAX_RUNNING_PER_SHELF = 1  # runs of one workspace (or of the shared shelf) at a time
+MAX_RUNNING = 4  # runs on the whole server at a time: each loads the corpus and the models in a process
+MAX_RUNS_KEPT = 20  # runs a shelf keeps (with their query files); older ones are removed by hand
 QUERY_FORMAT = ("expected one JSON object a line with qid, relevant (the ids it should find) and a context or "
                 "citing_title and citing_abstract")
 
@@ -56,7 +64,14 @@ def query_file_lines(name: str, data: bytes) -> bytes:
 
 def count_queries(lines: bytes, index_ids: set[str], name: str = "the file") -> int:
     """How many queries of a query file (JSONL: qid, relevant, citing_title, citing_abstract, context,
-    citing_id) ask for papers of the index; ValueError saying what is wrong with it."""
+    citing_id) ask for papers of the index; ValueError saying what is wrong with it (or that it holds more than
+    MAX_FILE_QUERIES queries)."""
+    given = 0
+    for line in io.BytesIO(lines):
+        given += bool(line.strip())
+        if given > MAX_FILE_QUERIES:
+            raise ValueError(f"{name} holds more than {MAX_FILE_QUERIES:,} queries; up to {MAX_FILE_QUERIES:,} "
+                             "are run at a time: split it into several files.")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "queries.jsonl"
         path.write_bytes(lines)
@@ -68,6 +83,9 @@ def count_queries(lines: bytes, index_ids: set[str], name: str = "the file") -> 
             raise ValueError(f"{name} is not a query file: a line is not a JSON object; {QUERY_FORMAT}") from None
         except ValueError as exc:
             raise ValueError(f"{name} is not a query file ({exc}); {QUERY_FORMAT}") from None
+        except RecursionError:
+            raise ValueError(f"{name} is not a query file: a line is nested too deeply to be read; "
+                             f"{QUERY_FORMAT}") from None
     if not queries:
         raise ValueError(f"None of the queries in {name} asks for a paper of this corpus (their `relevant` ids).")
     return len(queries)
@@ -85,6 +103,9 @@ def start(shelf: Path, index_dir: str | Path, methods: list[str], label: str, *,
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {sorted(METHODS)}")
+    check_room(shelf)
+    if len(runs(shelf)) >= MAX_RUNS_KEPT:
+        raise ValueError(f"This workspace keeps {MAX_RUNS_KEPT} runs already, the most it keeps: remove some below.")
     folder = shelf / FOLDER / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     if citing is not None:
         query_file, query_args = folder / "queries.json", ["--split", f"{folder / 'queries.json'}:{CITING_SPLIT}"]
@@ -101,6 +122,26 @@ def start(shelf: Path, index_dir: str | Path, methods: list[str], label: str, *,
     query_file.write_bytes(content)
     job.start()
     return job
+
+
+def check_room(shelf: Path) -> None:
+    """ValueError when `shelf` runs MAX_RUNNING_PER_SHELF evaluations already, or the server MAX_RUNNING; a new
+    private shelf also needs room among the workspaces (`corpora.check_new_shelf`)."""
+    if sum(job.running() for job in runs(shelf)) >= MAX_RUNNING_PER_SHELF:
+        raise ValueError(f"{MAX_RUNNING_PER_SHELF} evaluation of this workspace runs already, the most at a time: "
+                         "wait until it ends or stop it.")
+    root = corpora.corpora_root()
+    shelves = [root, *sorted((root / corpora.PRIVATE_FOLDER).glob("*"))]
+    if sum(job.running() for other in shelves for job in runs(other)) >= MAX_RUNNING:
+        raise ValueError(f"{MAX_RUNNING} evaluations run on this server already, the most at a time: try again "
+                         "when one has ended.")
+    corpora.check_new_shelf(shelf)
+
+
+def resume(job: Job) -> None:
+    """Resume a stopped or interrupted run, when its shelf and the server have room for it."""
+    check_room(job.folder.parent.parent)
+    job.start()
 
 
 def runs(shelf: Path) -> list[Job]:

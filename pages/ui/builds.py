@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import tempfile
 from pathlib import Path
 
 import streamlit as st
@@ -24,7 +26,7 @@ from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
 from recommender.corpus.sources.semantic_scholar import seed_id
-from workspace import cleanup, corpora
+from workspace import PROJECT_ROOT, cleanup, corpora
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
 SOURCES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
@@ -35,7 +37,7 @@ STATE_TEXT = {"running": "running", "done": "done", "failed": "failed", "stopped
               "interrupted": "interrupted", "created": "not started", "starting": "starting"}
 _SPLIT_RE = re.compile(r"[\s,;]+")
 _KEPT_RE = re.compile(r";? ?what was downloaded is kept in \S+?:? run the same command again to continue")
-_PATH_RE = re.compile(r"(?<![\w:/])(?:/[^\s/:;,'\"()]+){2,}/?")  # an absolute path on the server
+_PATH_RE = re.compile(r"(?<![\w:/])(?:file://)?(?:/[^\s/:;,'\"()]+){2,}/?")  # an absolute path on the server
 _NETWORK_RE = re.compile(r"cannot reach|did not answer within|does not resolve|no network|connection (?:refused|"
                          r"was dropped)|network down", re.IGNORECASE)
 
@@ -137,8 +139,22 @@ def failure_text(message: str) -> str:
     return f"The build failed: {markdown.plain(reason)}."
 
 
+def _server_roots() -> list[str]:
+    """The server's folders that paths in messages start with (the project, the corpora, home, temporary files,
+    Python), each also as resolved: the longest first, so that one with spaces or odd characters is cut whole."""
+    folders = [corpora.corpora_root(), PROJECT_ROOT, Path.home(), Path(tempfile.gettempdir()), Path(sys.prefix),
+               Path(sys.base_prefix), Path.cwd()]
+    if os.environ.get("CITREC_INDEX"):
+        folders.append(Path(os.environ["CITREC_INDEX"]))
+    names = {str(f) for f in folders} | {str(f.resolve()) for f in folders}
+    return sorted((n for n in names if len(n.strip("/")) > 1), key=len, reverse=True)
+
+
 def without_paths(text: str) -> str:
-    """The text with each absolute server path cut to its last part ("…/corpus.jsonl.gz")."""
+    """The text with each absolute server path cut to its last part ("…/corpus.jsonl.gz"); the server's known
+    folders are cut even where they hold spaces, and alone they become "/…"."""
+    for root in _server_roots():
+        text = text.replace(root, "/…")
     return _PATH_RE.sub(lambda match: "…/" + match.group(0).rstrip("/").rsplit("/", 1)[-1], text)
 
 
@@ -150,7 +166,7 @@ def size_of(directory: Path) -> str:
 
 def resume(job: Job) -> None:
     try:
-        job.start()
+        corpora.resume_build(job)
     except (JobBusy, ValueError) as exc:
         st.session_state["build_error"] = str(exc)
 
@@ -192,8 +208,9 @@ def build_form(shelf: Path) -> None:
         return
     try:
         corpora.start_build(name, arguments(), shelf, multilingual=multilingual, keep_fresh=not shelves.shared())
-    except (SourceError, ValueError, JobBusy, OSError) as exc:
-        st.error(f"The build was not started: {markdown.plain(str(exc))}")
+    except (SourceError, ValueError, JobBusy, OSError) as exc:  # paths only where the user may name them
+        message = str(exc) if allowed else without_paths(str(exc))
+        st.error(f"The build was not started: {markdown.plain(message)}")
         return
     st.session_state["build_message"] = (f"Started building {corpora.slugify(name)} in the background; its progress "
                                          "is shown above.")
