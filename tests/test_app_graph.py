@@ -1,6 +1,7 @@
 """The Citation graph page: the graph of the last recommendations, its controls (presentation mode too), the
 picker's order, a paper's card with "More like this", prior and derivative works; and in a real browser, labels
-that can be read and arrows that show direction."""
+that can be read, arrows that show direction, "More like this" and its way back to the draft, and the diversity
+slider that ranks again at once."""
 from __future__ import annotations
 
 import json
@@ -205,4 +206,12 @@ def test_labels_are_legible_arrows_drawn_and_a_clicked_paper_opens(small_index, 
         page.get_by_text(re.compile(r"^\d+ recommendations$")).wait_for(timeout=60_000)
         assert parse_qs(urlparse(page.url).query)["title"] == [title]
         assert page.get_by_label("Title").input_value() == title
+        page.get_by_text(re.compile(r"^More like \S.*: its title and abstract are the text asked")).wait_for()
+        page.get_by_role("button", name="Back to your draft").click()  # the draft "More like this" replaced
+        page.wait_for_function("t => document.querySelector('input[aria-label=\"Title\"]').value === t", arg=TITLE)
+        page.get_by_text(re.compile(r"^\d+ recommendations$")).wait_for(timeout=60_000)
+        settle(page)
+        page.get_by_role("slider", name="Author diversity").press("End")  # re-ranks without pressing Recommend
+        page.wait_for_url(re.compile(r"[?&]diversity=2\.0(&|$)"), timeout=60_000)
+        assert parse_qs(urlparse(page.url).query)["title"] == [TITLE]
         assert Path(tmp_path / "graph.png").stat().st_size > 10_000
