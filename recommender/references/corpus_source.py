@@ -30,7 +30,7 @@ from recommender.references.venues import COVERS_VENUE, VenueText, VenueVocabula
 
 MAX_RECORDS = 20  # records returned for one reference (a title shared by many papers)
 YEAR_SLACK = 1  # a venue covers the years it holds papers of, and one on each side
-MIN_HELD = 10  # papers of a venue held within a year of the reference's, for its absence to tell
+MIN_HELD = 5  # papers of a venue held within a year of the reference's, for its absence to tell
 MIN_MONTHLY = 20  # papers of an arXiv category held per month of its range, for an id's absence to tell
 _OLD_ARXIV_RE = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?)/(\d{4})\d{3}$")
 _NEW_ARXIV_RE = re.compile(r"^(\d{4})\.\d{4,5}$")
