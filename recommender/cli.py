@@ -168,8 +168,8 @@ def train_on_contexts(args) -> int:
     index = Index.load(args.index)
     contexts = read_contexts(args.contexts, index)
     skipped = f"; {contexts.skipped} cite no paper of the index and are left out" if contexts.skipped else ""
-    print(f"training the passage reranker on {len(contexts.queries)} contexts, model {args.model}{skipped}",
-          file=sys.stderr)
+    print(f"training the passage reranker on {len(contexts.queries)} contexts from {contexts.citing_papers} citing "
+          f"papers, model {args.model}{skipped}", file=sys.stderr)
     recommender = Recommender(index, head=load_head(index.root, index.dense.shape[1]))
     reranker = train_local(recommender, contexts, kind=args.model, seed=args.seed)
     print(summary(reranker.info, model_path(args.index, local=True)))

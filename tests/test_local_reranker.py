@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -83,9 +84,8 @@ def local_trained(small_index, tmp_path_factory) -> Path:
     shutil.copytree(small_index, root)
     contexts_file = write_jsonl(root.parent / "contexts.jsonl", context_rows())
     rec = Recommender.load(root)
-    reranker = local.train_local(rec, local.read_contexts(contexts_file, rec.index), progress=False)
-    assert reranker.info["stored"] or reranker.info["cross_validation"]["learned"]["ndcg@10"] < \
-        reranker.info["cross_validation"]["fused"]["ndcg@10"]
+    reranker = local.train_local(rec, local.read_contexts(contexts_file, rec.index), progress=False, min_papers=2)
+    assert reranker.info["stored"] == (reranker.info["test"]["ndcg@10_difference"]["low"] > 0)
     if not reranker.info["stored"]:  # the tests below need the model on disk whatever it scored
         save_reranker(root, reranker, local=True)
     return root
@@ -188,6 +188,60 @@ def test_cross_validation_scores_each_context_with_a_model_that_never_saw_its_ci
     assert all(len(s) == len(p.candidates) for s, p in zip(scores, pools))
 
 
+def test_the_bootstrap_resamples_citing_papers_and_its_lower_bound_decides():
+    papers = [f"p{i}" for i in range(12) for _ in range(3)]
+    before = np.full(36, 0.5)
+    # every paper holds the same three contexts: drawn by paper, each draw has the same mean (by context it would
+    # not), so there is no doubt
+    alike = local.paired_bootstrap(before, before + np.tile([0.3, -0.1, -0.05], 12), papers)
+    assert alike["low"] == pytest.approx(0.05) == pytest.approx(alike["high"]) == pytest.approx(alike["delta"])
+    # the same gains, each paper's three alike: the papers differ, so the interval is wide
+    apart = local.paired_bootstrap(before, before + np.repeat([0.3, -0.1, -0.05] * 4, 3), papers)
+    assert apart["delta"] == pytest.approx(0.05) and apart["low"] < 0 < 0.1 < apart["high"]
+    mixed = local.paired_bootstrap(before, before + np.repeat([0.1] * 7 + [-0.12] * 5, 3), papers)
+    assert mixed["delta"] > 0 >= mixed["low"]  # a gain on average, but other papers may well see none
+    # few papers widen it: the same per-paper gains on 4 papers instead of 12
+    few = local.paired_bootstrap(np.full(12, 0.5), 0.5 + np.repeat([0.3, -0.1, -0.05, 0.05], 3),
+                                 [f"p{i}" for i in range(4) for _ in range(3)])
+    wide = local.paired_bootstrap(before, before + np.repeat([0.3, -0.1, -0.05, 0.05] * 3, 3), papers)
+    assert few["high"] - few["low"] > 2 * (wide["high"] - wide["low"])
+    assert local.decide({"ndcg@10_difference": alike}, 12) == "kept"
+    assert local.decide({"ndcg@10_difference": mixed}, 12) == "not shown better"
+    assert local.decide({"ndcg@10_difference": alike}, local.MIN_PAPERS - 1) == "too few papers"
+    assert local.decide(None, 12) == "too few papers"
+
+
+def test_a_model_is_kept_only_when_enough_citing_papers_show_a_gain_above_zero(index_copy, tmp_path, monkeypatch):
+    rec = Recommender.load(index_copy)
+    collect, rng = local.collect_pools, np.random.default_rng(0)  # the small corpus's untrained order is nearly
+    monkeypatch.setattr(local, "collect_pools", lambda *args, **kw: [  # perfect: a random one instead
+        replace(p, fused=rng.random(len(p.fused))) for p in collect(*args, **kw)])
+    four = local.read_contexts(write_jsonl(tmp_path / "four.jsonl", context_rows()), rec.index)
+    rows = [{**row, "citing_id": f"paper{i}"} for i, row in enumerate(context_rows())]
+    many = local.read_contexts(write_jsonl(tmp_path / "many.jsonl", rows), rec.index)  # 13 citing papers
+    path = model_path(index_copy, local=True)
+    monkeypatch.setattr(local, "out_of_fold", lambda pools, folds, held, *args: [p.fused for p in pools[:held]])
+    same = local.train_local(rec, many, progress=False).info  # a model that changes nothing
+    assert same["test"]["ndcg@10_difference"] == {"delta": 0, "low": 0, "high": 0}
+    assert same["decision"] == "not shown better" and not same["stored"] and not path.exists()
+    assert "+0.0% on 13 contexts of 13 citing papers it did not learn from (95% interval for as many other papers: " \
+        "+0.0% to +0.0%)" in local.summary(same, path)
+    assert "lower bound is not above zero, so the model was not stored" in local.summary(same, path)
+    monkeypatch.setattr(local, "out_of_fold", lambda pools, folds, held, *args: [  # the cited papers first
+        p.cited.astype(np.float32) for p in pools[:held]])
+    few = local.train_local(rec, four, progress=False).info  # 4 citing papers, fewer than MIN_PAPERS
+    assert few["decision"] == "too few papers" and few["test"] is None and not few["stored"] and not path.exists()
+    text = local.summary(few, path)
+    assert f"4 citing papers are too few to test it (at least {local.MIN_PAPERS} are needed" in text
+    assert "nDCG@10" not in text and "not stored" in text
+    kept = local.train_local(rec, many, progress=False).info
+    assert kept["decision"] == "kept" and kept["stored"] and path.is_file()
+    assert kept["test"]["ndcg@10_difference"]["low"] > 0
+    text = local.summary(kept, path)
+    assert "on 13 contexts of 13 citing papers it did not learn from (95% interval for as many other papers: +" in text
+    assert "model written to" in text
+
+
 # -- features --------------------------------------------------------------------------------------------
 def test_local_features_need_no_graph_and_split_passage_from_draft(small_recommender):
     rec = small_recommender
@@ -233,7 +287,12 @@ def test_training_stores_the_model_with_what_it_learned_from(local_trained):
     assert info["mode"] == "local" and info["contexts"] == len(CONTEXTS) and info["citing_papers"] == 4
     assert info["source"].endswith("contexts.jsonl") and len(info["source_sha256"]) == 64
     assert info["contexts_with_draft"] == len(CONTEXTS) and info["contexts_without_draft"] == 0
-    assert set(info["cross_validation"]) == {"fused", "learned"} and info["folds"] == 4  # one citing paper per fold
+    test = info["test"]  # one citing paper per fold
+    assert (test["papers"], test["folds"], test["contexts"], info["min_papers"]) == (4, 4, len(CONTEXTS), 2)
+    assert test["ndcg@10_difference"]["low"] <= test["ndcg@10_difference"]["delta"] <= \
+        test["ndcg@10_difference"]["high"]
+    assert test["ndcg@10_difference"]["delta"] == pytest.approx(test["learned"]["ndcg@10"] - test["fused"]["ndcg@10"],
+                                                                abs=2e-4)
     assert "passage reranker trained on 13 citation contexts" in describe_learned(local_trained)
 
 
@@ -331,13 +390,16 @@ def test_a_damaged_passage_model_names_the_remedy(local_trained, tmp_path):
 
 
 def test_cli_trains_the_passage_reranker(index_copy, tmp_path):
-    contexts = write_jsonl(tmp_path / "contexts.jsonl", context_rows(with_draft=False))
+    rows = [{**row, "citing_id": f"paper{i}"} for i, row in enumerate(context_rows(with_draft=False))]
+    contexts = write_jsonl(tmp_path / "contexts.jsonl", rows)  # 13 citing papers, one context each
     proc = cli("train", "--index", index_copy, "--contexts", contexts)
     assert proc.returncode == 0, proc.stderr
-    assert "trained on 13 contexts from 4 citing papers" in proc.stdout
-    assert "cross-validated by citing paper" in proc.stdout
+    assert "trained on 13 contexts from 13 citing papers" in proc.stdout
+    assert "tested by citing paper (5 folds): nDCG@10 " in proc.stdout
+    assert "on 13 contexts of 13 citing papers it did not learn from (95% interval for as many other papers: " \
+        in proc.stdout
     stored = model_path(index_copy, local=True).is_file()
-    assert stored == ("model written to" in proc.stdout)
+    assert stored == ("model written to" in proc.stdout) != ("lower bound is not above zero" in proc.stdout)
     if stored:  # trained on passages alone: it serves passages alone, drafts keep the fused order
         rec = Recommender.load(index_copy)
         assert rec.local_reranker.info["contexts_without_draft"] == 13

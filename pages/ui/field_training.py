@@ -1,6 +1,7 @@
 """Corpus page: a corpus of one's own learns how its field cites, from full papers that cite it. Each paragraph of
 theirs that cites papers of the corpus (and each citing sentence) trains the passage reranker
-(`training/document_contexts.py`, `training/local.py`), kept only when it ranks better on papers it did not see."""
+(`training/document_contexts.py`, `training/local.py`), kept only when a test on papers it did not see shows it
+ranking better (a 95% interval above zero, from at least `local.MIN_PAPERS` citing papers)."""
 from __future__ import annotations
 
 import hashlib
@@ -12,10 +13,9 @@ import streamlit as st
 from pages.ui import engines, progress
 from pages.ui.draft_review import UPLOAD_TYPES
 from recommender.training.document_contexts import DocumentContexts, contexts_from_files, write_contexts
-from recommender.training.local import read_contexts, train_local
+from recommender.training import local
 from workspace import corpora, engine_caches
 
-MIN_PAPERS = 2  # the model is tested on papers it did not learn from
 MAX_PAPERS = 500  # files read in one go (each within the limits of recommender/documents/limits.py)
 
 
@@ -58,16 +58,15 @@ def papers_table(found: list[DocumentContexts]) -> None:
 
 
 def outcome(info: dict) -> tuple[str, str]:
-    """("success" or "warning", what the training did) for people."""
-    trained = f"Learned from {info['contexts']:,} citation contexts of {info['citing_papers']} papers"
-    scores = info["cross_validation"]
-    tested = (f" (tested on papers it did not learn from: nDCG@10 {scores['fused']['ndcg@10']:.3f} before, "
-              f"{scores['learned']['ndcg@10']:.3f} with it)")
+    """("success" or "warning", what the training did) for people: the tested gain with its interval and the
+    number of papers."""
+    trained = (f"Learned from {info['contexts']:,} citation contexts of {info['citing_papers']} papers and tested on "
+               f"papers it did not learn from: {local.gain_text(info)}")
     if info["stored"]:
-        return "success", trained + tested + ". Passages are now ranked with it."
-    return "warning", (trained + tested + ", but it ranked those citations worse than the corpus does without it, "
-                       "so the corpus keeps its ranking. More papers of your field give it more to learn from: "
-                       "add some and learn again.")
+        return "success", trained + ". Passages are now ranked with it."
+    return "warning", (trained + ". The interval reaches zero or below, so it may not rank other papers' citations "
+                       "better, and the corpus keeps its ranking. More papers of your field give it more to learn "
+                       "from and a narrower interval: add some and learn again.")
 
 
 def train(directory: str, found: list[DocumentContexts]) -> None:
@@ -77,10 +76,10 @@ def train(directory: str, found: list[DocumentContexts]) -> None:
         with progress.bar("Learning from the papers") as report, tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "contexts.jsonl"
             write_contexts(rows, path)
-            contexts = read_contexts(path, engines.index(directory))
-            reranker = train_local(engines.recommender(directory), contexts, progress=False,
-                                   source=f"{sum(bool(d.rows) for d in found)} papers uploaded in the app",
-                                   on_progress=lambda done, total: report("citation contexts", done, total))
+            contexts = local.read_contexts(path, engines.index(directory))
+            reranker = local.train_local(engines.recommender(directory), contexts, progress=False,
+                                         source=f"{sum(bool(d.rows) for d in found)} papers uploaded in the app",
+                                         on_progress=lambda done, total: report("citation contexts", done, total))
     except Exception as exc:  # the model is written last and atomically: a failure leaves the corpus as it was
         st.error(f"Learning failed and the corpus is unchanged: {exc}")
         return
@@ -120,9 +119,11 @@ def section(directory: str) -> None:
         st.error("No citation contexts: none of these papers cites a paper of this corpus through its reference "
                  "list (its entries are matched by DOI, arXiv id, or title with authors and year).")
         return
-    if citing < MIN_PAPERS:
-        st.warning(f"{len(rows):,} citation contexts, all from one paper: add papers by at least {MIN_PAPERS} "
-                   "different citing papers, so that the reranker can be tested on papers it did not learn from.")
+    if citing < local.MIN_PAPERS:
+        st.warning(f"{len(rows):,} citation contexts from {citing} paper{'s' * (citing != 1)}: the reranker is "
+                   f"tested on papers it did not learn from, and a test on fewer than {local.MIN_PAPERS} citing papers "
+                   f"cannot tell a real gain from luck. Add papers that cite this corpus: at least "
+                   f"{local.MIN_PAPERS - citing} more.")
         return
     st.caption(f"{len(rows):,} citation contexts from {citing} papers.")
     if st.button("Learn from these papers", type="primary", icon=":material/school:", key="learn_train"):

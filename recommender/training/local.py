@@ -19,13 +19,14 @@ import random
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
+from scipy import stats
 from tqdm.auto import tqdm
 
 from recommender.config import METHODS, PipelineConfig
-from recommender.evaluation.metrics import summarize
+from recommender.evaluation.metrics import ndcg_at, summarize
 from recommender.evaluation.queries import EvalQuery
 from recommender.pipeline.learned import Reranker, save_reranker
 from recommender.pipeline.local_features import LOCAL_FEATURES
@@ -36,6 +37,9 @@ from recommender.training.reranker import fit
 FOLDS = 5
 PRIME_BATCH = 128  # contexts whose texts are encoded in one batch (two texts each fit the reader's cache)
 METRICS = ("ndcg@10", "recall@10", "mrr")  # recorded from the cross-validation
+MIN_PAPERS = 10  # fewest citing papers whose test is trusted (bench/learned_honesty.py)
+DRAWS = 2000     # bootstrap resamples of the citing papers
+LEVEL = 0.95     # of the interval for as many other papers; the model is kept when its lower bound is above 0
 
 
 @dataclass
@@ -206,21 +210,81 @@ def out_of_fold(pools: list[PoolRows], folds: np.ndarray, held: int, kind: str =
     return scores
 
 
-def ranked_ids(pool: PoolRows, scores: np.ndarray, ids: list[str]) -> list[str]:
-    """The pool's paper ids by descending score (ties in pool order, as `select.diverse_order` with weight 0)."""
-    return [ids[int(pool.candidates[j])] for j in np.argsort(-scores, kind="stable")]
+def ranked(pool: PoolRows, scores: np.ndarray) -> list[int]:
+    """The pool's corpus positions by descending score (ties in pool order, as `select.diverse_order` with weight
+    0)."""
+    return pool.candidates[np.argsort(-scores, kind="stable")].tolist()
 
 
-def cross_validate(pools: list[PoolRows], queries: list[EvalQuery], folds: np.ndarray, ids: list[str],
-                   kind: str = "lambdarank", seed: int = 0) -> dict[str, dict[str, float]]:
-    """Metrics of the fused order and of the out-of-fold learned order of the first len(queries) pools (the
-    contexts as given; any further pools are extra training rows, such as draft-less copies, whose fold must be
-    their original's)."""
-    held = len(queries)
-    learned = out_of_fold(pools, folds, held, kind, seed)
-    runs = {"fused": [(ranked_ids(p, p.fused, ids), q.relevant) for p, q in zip(pools, queries)],
-            "learned": [(ranked_ids(p, s, ids), q.relevant) for p, s, q in zip(pools, learned, queries)]}
-    return {name: {m: round(summarize(r)[m], 4) for m in METRICS} for name, r in runs.items()}
+def paired_bootstrap(before: np.ndarray, after: np.ndarray, groups: list[str], seed: int = 0,
+                     draws: int = DRAWS, level: float = LEVEL) -> dict[str, float]:
+    """The mean of `after - before` (per-context scores of the same contexts) and the `level` interval in which
+    that mean, measured on as many other citing papers, would fall. Papers are resampled with replacement, each with
+    all its contexts (a paper's contexts are not independent), both orders compared on the same contexts; two
+    independent resamples give the spread of this set's mean and of the other set's, added, each widened for few
+    papers by t(n-1)/z * sqrt(n/(n-1)) (a bootstrap's spread of n papers' mean falls short of its standard error,
+    and a normal quantile of n-1 degrees of freedom)."""
+    names, inverse = np.unique(np.asarray(groups), return_inverse=True)
+    n = len(names)
+    if n < 2:
+        raise ValueError("an interval over citing papers needs at least two")
+    delta = np.asarray(after, np.float64) - np.asarray(before, np.float64)
+    sums = np.bincount(inverse, weights=delta, minlength=n)
+    sizes = np.bincount(inverse, minlength=n).astype(np.float64)
+    mean = float(delta.mean())
+    rng = np.random.default_rng(seed)
+    ours, others = ((counts @ sums) / (counts @ sizes) - mean
+                    for counts in rng.multinomial(n, np.full(n, 1 / n), size=(2, draws)))
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    widen = float(stats.t.ppf(0.5 + level / 2, n - 1)) / z * np.sqrt(n / (n - 1))
+    low, high = mean + widen * np.percentile(ours + others, [50 * (1 - level), 50 * (1 + level)])
+    return {"delta": mean, "low": float(low), "high": float(high)}
+
+
+def assess(pools: list[PoolRows], queries: list[EvalQuery], groups: list[str], position: Mapping[str, int],
+           kind: str = "lambdarank", seed: int = 0, folds: int = FOLDS) -> dict:
+    """The learned order against the untrained (fused) one on papers the model never saw: each context ranked by
+    the model fitted on the other folds' citing papers (`grouped_folds`), nDCG@10 per context, and the paired
+    bootstrap over citing papers of the difference (`paired_bootstrap`). `position`: paper id -> corpus position."""
+    fold = grouped_folds(groups, folds, seed)
+    learned = out_of_fold(pools, fold, len(queries), kind, seed)
+    cited = [{position[r] for r in q.relevant} for q in queries]
+    runs = {"fused": [(ranked(p, p.fused), c) for p, c in zip(pools, cited)],
+            "learned": [(ranked(p, s), c) for p, s, c in zip(pools, learned, cited)]}
+    ndcg = {name: np.array([ndcg_at(order, relevant, 10) for order, relevant in r]) for name, r in runs.items()}
+    return {"papers": len(set(groups)), "contexts": len(queries), "folds": int(fold.max()) + 1,
+            **{name: {m: round(summarize(r)[m], 4) for m in METRICS} for name, r in runs.items()},
+            "ndcg@10_difference": {k: round(v, 4) for k, v in
+                                   paired_bootstrap(ndcg["fused"], ndcg["learned"], groups, seed).items()},
+            "level": LEVEL, "draws": DRAWS}
+
+
+def decide(test: dict | None, papers: int, min_papers: int = MIN_PAPERS) -> str:
+    """"kept" when at least `min_papers` citing papers tested the model and the lower bound of its nDCG@10 gain
+    on as many other papers (`paired_bootstrap`) is above zero; else "too few papers" or "not shown better"."""
+    if test is None or papers < min_papers:
+        return "too few papers"
+    return "kept" if test["ndcg@10_difference"]["low"] > 0 else "not shown better"
+
+
+def percent(test: dict, value: float) -> str:
+    """An nDCG@10 difference as a share of the untrained order's nDCG@10 (the difference itself when that is 0)."""
+    base, value = test["fused"]["ndcg@10"], value + 0.0  # never "-0.0"
+    return f"{100 * value / base:+.1f}%" if base > 0 else f"{value:+.4f}"
+
+
+def gain_text(info: dict) -> str:
+    """The tested gain with its interval and the number of papers, or why there is none, for people."""
+    test = info["test"]
+    if info["decision"] == "too few papers":
+        papers = info["citing_papers"]
+        return (f"{papers} citing paper{' is' if papers == 1 else 's are'} too few to test it (at least "
+                f"{info['min_papers']} are needed: on fewer the test cannot tell a gain from chance)")
+    change = test["ndcg@10_difference"]
+    return (f"nDCG@10 {test['fused']['ndcg@10']:.3f} untrained, {test['learned']['ndcg@10']:.3f} learned, "
+            f"{percent(test, change['delta'])} on {test['contexts']} contexts of {test['papers']} citing papers it did "
+            f"not learn from ({round(100 * test['level'])}% interval for as many other papers: "
+            f"{percent(test, change['low'])} to {percent(test, change['high'])})")
 
 
 def pool_recall(pools: list[PoolRows], queries: list[EvalQuery]) -> float:
@@ -232,21 +296,20 @@ def pool_recall(pools: list[PoolRows], queries: list[EvalQuery]) -> float:
 def train_local(recommender: Recommender, contexts: ContextSet, *, kind: str = "lambdarank", seed: int = 0,
                 folds: int = FOLDS, save: bool = True, progress: bool = True,
                 config: PipelineConfig | None = None, source: str | None = None,
-                on_progress: Callable[[int, int], None] | None = None) -> Reranker:
-    """Fit the local reranker on every context, after cross-validating it by citing paper (recorded in
-    `info["cross_validation"]`: None with a single citing paper), and store it with the index (`save`) unless
-    the cross-validation found it ranking worse than the untrained order (`info["stored"]` says which). The info
-    also counts the contexts with and without a draft: the model serves only the kinds of query it learned from.
-    `source` says where the contexts came from (default: the context file's path); `on_progress(done, total)`
-    follows the pools."""
+                on_progress: Callable[[int, int], None] | None = None, min_papers: int | None = None) -> Reranker:
+    """Fit the local reranker on every context, test it by citing paper (`assess`, recorded in `info["test"]`:
+    None with fewer than `min_papers` citing papers, default MIN_PAPERS) and store it with the index (`save`) only
+    when the test shows it ranking better (`decide`; `info["decision"]` says why, `info["stored"]` whether). The
+    info also counts the contexts with and without a draft: the model serves only the kinds of query it learned
+    from. `source` says where the contexts came from (default: the context file's path); `on_progress(done,
+    total)` follows the pools."""
     started = time.time()
+    min_papers = max(2, min_papers or MIN_PAPERS)
     pools = collect_pools(recommender, contexts.queries, config, progress, on_progress)
     collected = time.time()
-    validation, used = None, 0
-    if contexts.citing_papers >= 2:
-        fold = grouped_folds(contexts.groups, folds, seed)
-        validation, used = cross_validate(pools, contexts.queries, fold, recommender.index.ids, kind, seed), \
-            int(fold.max()) + 1
+    test = None
+    if contexts.citing_papers >= min_papers:
+        test = assess(pools, contexts.queries, contexts.groups, recommender.index.position, kind, seed, folds)
     reranker = fit_pools(pools, kind, seed)
     drafted = sum(bool(q.query.global_text) for q in contexts.queries)
     reranker.info.update({
@@ -255,34 +318,28 @@ def train_local(recommender: Recommender, contexts: ContextSet, *, kind: str = "
         "contexts_without_draft": len(contexts.queries) - drafted, "contexts_skipped": contexts.skipped,
         "citing_papers": contexts.citing_papers, "queries_used": sum(bool(p.cited.any()) for p in pools),
         "pairs": int(sum(len(p.cited) for p in pools)), "pool_recall": pool_recall(pools, contexts.queries),
-        "cross_validation": validation, "folds": used, "seed": seed,
-        "field": recommender.route(contexts.queries[0].query, pool_config(config)).field,
+        "test": test, "min_papers": min_papers, "decision": decide(test, contexts.citing_papers, min_papers),
+        "seed": seed, "field": recommender.route(contexts.queries[0].query, pool_config(config)).field,
         "trained": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "index_version": recommender.index.version.name,
         "python": platform.python_version(), "collect_seconds": round(collected - started, 1),
         "fit_seconds": round(time.time() - collected, 1)})
-    reranker.info["stored"] = save and not loses(validation)
+    reranker.info["stored"] = save and reranker.info["decision"] == "kept"
     if reranker.info["stored"]:
         save_reranker(recommender.index.root, reranker, local=True)
     return reranker
-
-
-def loses(validation: dict | None) -> bool:
-    """Whether the cross-validated model ranks worse (nDCG@10) than the untrained order."""
-    return validation is not None and validation["learned"]["ndcg@10"] < validation["fused"]["ndcg@10"]
 
 
 def summary(info: dict, path) -> str:
     """What `train --contexts` did, for people."""
     text = (f"trained on {info['contexts']} contexts from {info['citing_papers']} citing papers "
             f"({info['pairs']} pairs; pool recall {info['pool_recall']:.3f}) in "
-            f"{info['collect_seconds'] + info['fit_seconds']:.0f} s")
-    validation = info["cross_validation"]
-    if validation is None:
-        text += "; not cross-validated (contexts of a single citing paper)"
-    else:
-        fused, learned = validation["fused"]["ndcg@10"], validation["learned"]["ndcg@10"]
-        text += (f"; cross-validated by citing paper ({info['folds']} folds): nDCG@10 {fused:.4f} untrained, "
-                 f"{learned:.4f} learned")
+            f"{info['collect_seconds'] + info['fit_seconds']:.0f} s; ")
+    if info["test"] is not None:
+        text += f"tested by citing paper ({info['test']['folds']} folds): "
+    text += gain_text(info)
     if info["stored"]:
         return text + f"; model written to {path}"
-    return text + f"; the model ranks worse than the untrained order, so it was not stored ({path} is unchanged)"
+    if info["decision"] == "not shown better":
+        return text + (f"; the interval's lower bound is not above zero, so the model was not stored ({path} is "
+                       f"unchanged)")
+    return text + f", so the model was not stored ({path} is unchanged)"
