@@ -141,6 +141,8 @@ def test_an_invented_reference_in_a_venue_the_corpus_holds_is_not_found(dense):
 @pytest.mark.parametrize("line, why", [
     ("A. Lovelace and G. Hopper. 2012. Federated citation recommendation for patent search. In Proceedings of JCDL. "
      "11–20.", "two JCDL 2012 papers are too few for an absence to tell"),
+    ("G. Hopper. Federated citation recommendation for patent search. In Proceedings of JCDL, 11–20.",
+     "two JCDL papers in all are too few, when the reference gives no year"),
     ("A. Lovelace and B. Nobody. 2012. Federated citation recommendation. In Proceedings of JCDL. 11–20.",
      "no author the corpus knows"),
     ("G. Hopper. 2010. The security of learning. Machine Learning, 81(2):121–148, 2010.",

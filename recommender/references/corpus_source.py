@@ -29,7 +29,7 @@ from recommender.references.parse import ReferenceItem
 from recommender.references.venues import COVERS_VENUE, VenueText, VenueVocabulary, same_kind
 
 MAX_RECORDS = 20  # records returned for one reference (a title shared by many papers)
-YEAR_SLACK = 1  # a venue covers the years it holds papers of, and one on each side
+YEAR_SLACK = 1  # a venue's papers count for a reference of their year, and of one year on each side
 MIN_HELD = 5  # papers of a venue held within a year of the reference's, for its absence to tell
 MIN_MONTHLY = 20  # papers of an arXiv category held per month of its range, for an id's absence to tell
 _OLD_ARXIV_RE = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?)/(\d{4})\d{3}$")
@@ -182,11 +182,14 @@ class CorpusSource:
                  if score >= COVERS_VENUE and same_kind(venue.text, known.name)]
         if not named:
             return False
-        years = cited_years(cited, None)
-        if not years:
-            return True
-        return any(sum(venue.years[held] for held in range(years[0] - YEAR_SLACK, years[0] + YEAR_SLACK + 1))
-                   >= MIN_HELD or not venue.years for venue, _ in named)
+        year = cited_years(cited, None)[:1]
+
+        def held(venue) -> int:  # its papers within a year of the reference's; all of them when a year is missing
+            if year and venue.years:
+                return sum(venue.years[y] for y in range(year[0] - YEAR_SLACK, year[0] + YEAR_SLACK + 1))
+            return venue.papers
+
+        return any(held(venue) >= MIN_HELD for venue, _ in named)
 
     def record(self, paper: Paper) -> Record:
         arxiv = arxiv_id(paper) or _id_arxiv(paper.id)

@@ -168,6 +168,7 @@ class Venue:
     words: frozenset[str]
     acronyms: set[str] = field(default_factory=set)
     years: Counter = field(default_factory=Counter)  # year -> papers held
+    papers: int = 0  # papers held, with a year or without
 
     @property
     def names(self) -> frozenset[str]:
@@ -209,6 +210,7 @@ class VenueVocabulary:
             year = int(year) if year else 0
         except (TypeError, ValueError):
             year = 0
+        known.papers += papers
         if year > 0:
             known.years[year] += papers
         return known
