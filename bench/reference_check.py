@@ -437,6 +437,13 @@ def print_report(runs: list[dict], summaries: list[dict]) -> None:
             print(f"| {verdict} | {m['predicted']} | {m['gold']} | {p} | {r} |")
 
 
+def numbers_only(run: dict) -> dict:
+    """A run as the results file keeps it: counts and times, no reference's text (the lists are written from the
+    benchmark data, which nothing committed may hold)."""
+    kept = {k: v for k, v in run.items() if k not in ("outcomes", "examples", "real")}
+    return {**kept, "real": {k: v for k, v in run["real"].items() if k != "flagged"}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpora", nargs="+", default=["demo", "acm", "hepth"], choices=sorted(CORPUS_FILES))
@@ -444,7 +451,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--acm-index", type=Path, help="the ACM-CR index (its records and look-up tables: the "
                         "timed source); without one, the corpus file")
-    parser.add_argument("--json", type=Path, help="also write the numbers (and a few misjudged references) here")
+    parser.add_argument("--json", type=Path, help="also write the numbers here (never a reference's text)")
     parser.add_argument("--examples", action="store_true", help="print a few references per class whose verdict "
                                                                  "was not the expected one")
     args = parser.parse_args()
@@ -466,8 +473,7 @@ def main() -> None:
     if args.json:
         out = {"machine": machine.line(), "date": time.strftime("%Y-%m-%d"), "load": machine.load(),
                "command": " ".join(sys.argv),
-               "runs": [{**{k: v for k, v in run.items() if k not in ("outcomes",)}, **summary}
-                        for run, summary in zip(runs, summaries)]}
+               "runs": [{**numbers_only(run), **summary} for run, summary in zip(runs, summaries)]}
         paths.write_json(args.json, out, default=str)
 
 

@@ -158,11 +158,10 @@ def test_an_absence_tells_only_where_the_corpus_holds_the_venue_densely_and_an_a
 
 
 def test_an_old_style_arxiv_id_written_bare_is_read():
-    item = parse_reference_line("N. Nekrasov and A. Schwarz, Commun. Math. Phys. 198 (1998) 689 [hep-th/9802068].")
-    assert item.arxiv == "hep-th/9802068"
-    hepth = CorpusSource.from_papers([Paper(id="hep-th/9802068", title="Instantons on noncommutative R^4, and (2,0) "
-                                            "superconformal six dimensional theory", year=1998,
-                                            authors=["Nikita Nekrasov", "Albert Schwarz"])])
+    item = parse_reference_line("A. Lovelace and G. Hopper, Commun. Math. Phys. 198 (1998) 689 [hep-th/9812345].")
+    assert item.arxiv == "hep-th/9812345"
+    hepth = CorpusSource.from_papers([Paper(id="hep-th/9812345", title="Invented branes in six dimensions and their "
+                                            "invented duals", year=1998, authors=["Ada Lovelace", "Grace Hopper"])])
     assert check_references([item], [hepth])[0].verdict == "verified"
 
 
@@ -246,15 +245,16 @@ def test_an_online_record_settles_what_the_corpus_cannot(corpus):
 
 
 @pytest.mark.parametrize("line", [
-    "Majken K. Rasmussen, Giovanni M. Troiano and Kasper Hornbæk. 2016. Sketching shape-changing interfaces. In "
+    "Ada M. Lovelace, Grace B. Hopper and Lene Mølbæk. 2016. Folding paper robots for shape-changing classrooms. In "
     "Proceedings of CHI. 1–10.",
-    "Rasmussen, M. K., Troiano, G. M., & Hornbaek, K. (2016). Sketching shape-changing interfaces. In Proc. CHI.",
-    "M. K. Rasmussen, G. M. Troiano, and K. Hornbæk, “Sketching Shape-Changing Interfaces,” in Proc. ACM "
+    "Lovelace, A. M., Hopper, G. B., & Molbaek, L. (2016). Folding paper robots for shape-changing classrooms. In "
+    "Proc. CHI.",
+    "A. M. Lovelace, G. B. Hopper, and L. Mølbæk, “Folding Paper Robots for Shape-Changing Classrooms,” in Proc. ACM "
     "Conference on Human Factors in Computing Systems, 2016.",
 ])
 def test_initials_transliterations_and_abbreviated_venues_are_no_differences(line, corpus):
-    online = FakeSource("Crossref", [record(title="Sketching Shape-Changing Interfaces", year=2016,
-                                            authors=("Majken K. Rasmussen", "Giovanni M. Troiano", "Kasper Hornbæk"),
+    online = FakeSource("Crossref", [record(title="Folding Paper Robots for Shape-Changing Classrooms", year=2016,
+                                            authors=("Ada M. Lovelace", "Grace B. Hopper", "Lene Mølbæk"),
                                             venue="Proceedings of the 2016 CHI Conference on Human Factors in "
                                                   "Computing Systems", source="Crossref")])
     check = check_one(line, corpus, more=[online])

@@ -42,7 +42,7 @@ _ID_RE = re.compile(r"https?://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,9}/\S+"
                     r"|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[a-z]{2})?/\s?\d{7}(?:v\d+)?\b", re.IGNORECASE)
 _LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.]\s*\{?([A-Za-z])\}?|\\[uvHckrbd]\{([A-Za-z])\}")
 _BROKEN_ARXIV_RE = re.compile(r"\barxiv\s*[:.]?\s*([a-z-]+(?:\.[a-z]{2})?/\s?\d{7})", re.IGNORECASE)
-# letters without a decomposition that fold would drop ("Hornbæk": "hornb k"), written as transliterations do
+# letters without a decomposition that fold would drop ("Mølbæk": "m lb k"), written as transliterations do
 _LETTERS = str.maketrans({"æ": "ae", "Æ": "Ae", "ø": "o", "Ø": "O", "ß": "ss", "ł": "l", "Ł": "L", "đ": "d",
                           "Đ": "D", "þ": "th", "Þ": "Th", "œ": "oe", "Œ": "Oe", "ı": "i", "ð": "d"})
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
