@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import access, active_index, builds, engines, field_training, markdown, progress, shelves
+from pages.ui.server_paths import without_paths
 from recommender.corpus.loaders import CorpusError, LoadResult, load_corpus
 from recommender.pipeline.learned import describe_learned
 from workspace import cleanup, corpora, engine_caches, personal
@@ -235,7 +236,7 @@ def build(result: LoadResult, directory: str) -> None:
                                                    multilingual=multilingual, shelf=shelf))
                 message = f"Built corpus {Path(target).name}; it is now your active corpus."
     except Exception as exc:  # any failure must leave the active corpus in place and say why
-        reason = markdown.plain(builds.without_paths(str(exc)))
+        reason = markdown.plain(without_paths(str(exc)))
         st.error(f"The import failed and the active corpus is unchanged: {reason}")
         return
     active_index.set_active_index(target)

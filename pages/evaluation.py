@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.ui import access, active_index, engines, markdown, shelves
-from pages.ui.builds import without_paths
+from pages.ui.server_paths import without_paths
 from recommender.background import Job, JobBusy
 from recommender.evaluation.queries import citing_positions
 from recommender.evaluation.results import Table, TooLarge, metric_tables

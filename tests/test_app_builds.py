@@ -188,7 +188,8 @@ def test_a_build_goes_on_across_a_reload_and_ends_in_a_new_corpus(small_index, t
 def test_no_server_path_survives_a_failure_message(monkeypatch, tmp_path):
     """Folders with spaces or brackets, file:// addresses and the bare corpora folder are cut too; web addresses
     stay."""
-    from pages.ui.builds import failure_text, without_paths
+    from pages.ui.builds import failure_text
+    from pages.ui.server_paths import without_paths
     root = tmp_path / "Jane Doe" / "corpora (lab)"
     monkeypatch.setenv("CITREC_CORPORA", str(root))
     cases = {f"[Errno 28] No space left on device: '{root}/.sessions/{'a' * 32}/.jobs/x/corpus.jsonl.gz'":

@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import tempfile
 from pathlib import Path
 
 import streamlit as st
 
 from pages.ui import active_index, markdown, shelves
+from pages.ui.server_paths import without_paths
 from recommender.background import Job, JobBusy
 from recommender.corpus.sources.command import parse_years
 from recommender.corpus.sources.errors import SourceError
 from recommender.corpus.sources.openalex import OpenAlexQuery
 from recommender.corpus.sources.semantic_scholar import seed_id
-from workspace import PROJECT_ROOT, cleanup, corpora
+from workspace import cleanup, corpora
 
 POLL_S = 2.0  # how often the page redraws the builds while one runs
 SOURCES = {"openalex": "OpenAlex", "s2": "Semantic Scholar", "arxiv": "arXiv snapshot", "zotero": "Zotero library", "pdfs": "Folder of PDFs"}
@@ -37,7 +36,6 @@ STATE_TEXT = {"running": "running", "done": "done", "failed": "failed", "stopped
               "interrupted": "interrupted", "created": "not started", "starting": "starting"}
 _SPLIT_RE = re.compile(r"[\s,;]+")
 _KEPT_RE = re.compile(r";? ?what was downloaded is kept in \S+?:? run the same command again to continue")
-_PATH_RE = re.compile(r"(?<![\w:/])(?:file://)?(?:/[^\s/:;,'\"()]+){2,}/?")  # an absolute path on the server
 _NETWORK_RE = re.compile(r"cannot reach|did not answer within|does not resolve|no network|connection (?:refused|"
                          r"was dropped)|network down", re.IGNORECASE)
 
@@ -137,25 +135,6 @@ def failure_text(message: str) -> str:
         return (f"The build stopped: the network or the service could not be reached ({markdown.plain(reason)}). "
                 "What was downloaded is kept: press **Resume** when the network is back.")
     return f"The build failed: {markdown.plain(reason)}."
-
-
-def _server_roots() -> list[str]:
-    """The server's folders that paths in messages start with (the project, the corpora, home, temporary files,
-    Python), each also as resolved: the longest first, so that one with spaces or odd characters is cut whole."""
-    folders = [corpora.corpora_root(), PROJECT_ROOT, Path.home(), Path(tempfile.gettempdir()), Path(sys.prefix),
-               Path(sys.base_prefix), Path.cwd()]
-    if os.environ.get("CITREC_INDEX"):
-        folders.append(Path(os.environ["CITREC_INDEX"]))
-    names = {str(f) for f in folders} | {str(f.resolve()) for f in folders}
-    return sorted((n for n in names if len(n.strip("/")) > 1), key=len, reverse=True)
-
-
-def without_paths(text: str) -> str:
-    """The text with each absolute server path cut to its last part ("…/corpus.jsonl.gz"); the server's known
-    folders are cut even where they hold spaces, and alone they become "/…"."""
-    for root in _server_roots():
-        text = text.replace(root, "/…")
-    return _PATH_RE.sub(lambda match: "…/" + match.group(0).rstrip("/").rsplit("/", 1)[-1], text)
 
 
 def size_of(directory: Path) -> str:
