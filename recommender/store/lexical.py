@@ -106,15 +106,9 @@ class LexicalIndex:
 
     def term_weights(self, text: str) -> dict[str, float]:
         """IDF of each known query term (in term order, so that sums over them never depend on hashing)."""
-        vocab = self.model.vocab_dict
-        n = self.model.scores["num_docs"]
-        indptr = self.model.scores["indptr"]
-        weights = {}
-        for term in sorted(set(analyze(text))):
-            if term in vocab:
-                df = indptr[vocab[term] + 1] - indptr[vocab[term]]
-                weights[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
-        return weights
+        n = self.documents
+        return {term: float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+                for term, df in self.document_frequencies(text).items()}
 
     @property
     def documents(self) -> int:
