@@ -131,13 +131,11 @@ def back_to_draft() -> None:
 
 def liked_label(directory: str) -> str:
     """"Lovelace 2010": the first author's surname and the year of the paper "More like this" asks about."""
+    from workspace.graph_view import paper_label  # the graph's labels; plotly and networkx load only when asked
+
     index = engines.index(directory)
     position = index.position.get(st.session_state["q_like"]["id"])
-    if position is None:
-        return "this paper"
-    paper = index.papers([position])[0]
-    author = paper.authors[0].split()[-1] if paper.authors and paper.authors[0].split() else ""
-    return " ".join(part for part in (author, str(paper.year or "")) if part) or "this paper"
+    return "this paper" if position is None else paper_label(index, position)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
