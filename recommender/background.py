@@ -40,6 +40,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder `python -m reco
 STATUS_EVERY_S = 0.5  # progress is written at most this often
 KEEP_ALIVE_EVERY_S = 60.0  # the job's `touch` paths get a fresh modification time this often
 LOG_TAIL_BYTES = 64 * 1024
+STOP_REPEAT_S = 2.0  # a stopped step that still runs is interrupted again this often
 _BAR_RE = re.compile(r"^(?P<desc>[^\r\n]*?):\s*(?:(?P<percent>\d{1,3})%\|[^|]*\|)?\s*(?P<counts>[^\[\]]*?)\s*"
                      r"\[\d+:\d\d[^\]]*\]\s*$")  # tqdm: "desc: 45%|####  | 460/1024 [00:09<00:11, 49.1doc/s]"
 
@@ -284,7 +285,7 @@ class _Runner:
                                       stderr=subprocess.STDOUT, pass_fds=(self.lock_fd,),
                                       env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "100"})
         if self.stopping:  # a stop that came while the step started
-            self.child.send_signal(signal.SIGINT)
+            self._interrupt()
         pending = b""
         assert self.child.stdout is not None
         while chunk := self.child.stdout.read1(65536):
@@ -321,8 +322,20 @@ class _Runner:
 
     def _on_stop(self, signum, frame) -> None:
         self.stopping = True
-        if self.child is not None and self.child.poll() is None:
-            self.child.send_signal(signal.SIGINT)  # as Ctrl-C: the command cleans up and keeps what it can
+        if self.child is not None:
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        """Interrupt the running step as Ctrl-C does (the command cleans up and keeps what it can), and again every
+        STOP_REPEAT_S while it runs: Python drops an interrupt that arrives while it imports a module."""
+        child = self.child
+
+        def insist() -> None:
+            while child.poll() is None:
+                child.send_signal(signal.SIGINT)
+                time.sleep(STOP_REPEAT_S)
+
+        threading.Thread(target=insist, daemon=True).start()
 
     def _keep_alive(self) -> None:
         while True:
