@@ -45,7 +45,7 @@ from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
 from recommender.store import versions
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 
 ROOT = Path(__file__).resolve().parent.parent
 INDEX_DIR = INDEXES / "crosslang"  # one index per pool, built on first use

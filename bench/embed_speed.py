@@ -47,7 +47,8 @@ from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, encoder_name, get
 from recommender.evaluation.metrics import ndcg_at
 from recommender.evaluation.queries import queries_from_file
 from recommender.pipeline.recommender import Recommender
-from recommender.store.index import Index, build_index
+from recommender.store.index import Index
+from recommender.store.build import build_index
 
 FILES = {"paragraphs (local)": "queries.jsonl.gz", "sentences (local)": "queries_sentences.jsonl.gz",
          "paper-level (global)": "queries_paper_level.jsonl.gz"}

@@ -56,7 +56,8 @@ from recommender.pipeline.learned import load_head, load_reranker
 from recommender.pipeline.recommender import Recommender
 from recommender.pipeline.retrieve import allowed
 from recommender.store import versions as files
-from recommender.store.index import Index, build_index
+from recommender.store.index import Index
+from recommender.store.build import build_index
 
 DEPTH = 1000
 OURS = ("bm25", "dense", "hybrid", "full", "learned")

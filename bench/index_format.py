@@ -32,7 +32,8 @@ def upgrade(source: Path, out: Path) -> None:
     the same papers.sqlite, BM25, graph and Annoy files, the columns written from the records, no vector copy."""
     from recommender.store import versions as files
     from recommender.store.columns import Columns, write_columns
-    from recommender.store.index import Index, date_key
+    from recommender.store.index import Index
+    from recommender.store.build import date_key
 
     shutil.copytree(source, out)
     index = Index.load(out)

@@ -21,7 +21,7 @@ from recommender.corpus.loaders import load_corpus
 from recommender.evaluation.evaluate import evaluate, format_table
 from recommender.evaluation.queries import queries_from_file, queries_from_split
 from recommender.pipeline.recommender import Recommender
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
 
 DATASETS = {

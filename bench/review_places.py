@@ -34,7 +34,7 @@ from recommender.evaluation.metrics import ndcg_at, recall_at
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
 from recommender.review.document import DocumentReviewer
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
 
 K = 10

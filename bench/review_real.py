@@ -42,7 +42,7 @@ from bench import machine
 from bench.claims import is_development
 from bench.paths import DATA, need
 from recommender.documents.read import read_document
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 from recommender.store.versions import IndexDirectoryError, current_version
 from recommender.corpus.loaders import load_corpus
 from recommender.query import CITATION_MARK

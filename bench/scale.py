@@ -11,7 +11,7 @@ one after the other, so that each one's peak memory is its own:
             into the index's embedding cache, and the queries
   build     `load_corpus` + `build_index` into N/index, as `python -m recommender index` does; every vector
             comes from the cache, so the time is the build without embedding (SQLite store, BM25, graph,
-            Annoy, checksums). A sampler thread records which line of recommender/store/index.py runs, every 0.2 s.
+            Annoy, checksums). A sampler thread records which line of recommender/store/build.py runs, every 0.2 s.
   query     a fresh process, as the app's first query: imports, `Recommender.load`, one global query (the time
             from process start to that answer); then warm latency of `Recommender.recommend` with the default
             config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the
@@ -109,7 +109,7 @@ def phase_generate(size_dir: Path, n: int, queries: int, pool: Path | None, freq
 
 
 class LineSampler:
-    """Which line of recommender/store/index.py (innermost) the main thread runs, sampled every `interval` s."""
+    """Which line of recommender/store/build.py (innermost) the main thread runs, sampled every `interval` s."""
 
     def __init__(self, interval: float = 0.2):
         self.interval, self.counts = interval, Counter()
@@ -118,7 +118,7 @@ class LineSampler:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        target = str(ROOT / "recommender" / "store" / "index.py")
+        target = str(ROOT / "recommender" / "store" / "build.py")
         while not self.done.wait(self.interval):
             frame = sys._current_frames().get(self.main)
             while frame is not None and frame.f_code.co_filename != target:
@@ -139,36 +139,67 @@ class LineSampler:
         return {label: round(count * self.interval, 1) for label, count in self.counts.most_common()}
 
 
+class MemorySampler:
+    """The peaks of this process's anonymous and file-backed resident memory, sampled every `interval` s (the
+    kernel's VmHWM gives only their sum's peak)."""
+
+    def __init__(self, interval: float = 0.1):
+        self.interval, self.peaks = interval, {"RssAnon": 0, "RssFile": 0}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.wait(self.interval):
+            status = proc_status()
+            for name in self.peaks:
+                self.peaks[name] = max(self.peaks[name], status.get(name, 0))
+
+    def __enter__(self) -> "MemorySampler":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def report(self) -> dict[str, int]:
+        return {"peak_anon_mib": self.peaks["RssAnon"] >> 20, "peak_file_mib": self.peaks["RssFile"] >> 20}
+
+
 def phase_build(size_dir: Path) -> dict:
-    from recommender.store.index import build_index
-    from recommender.corpus.loaders import load_corpus
+    from recommender.corpus.loaders.stream import CorpusStream
+    from recommender.store.build import build_index
 
     started = time.perf_counter()
-    papers = load_corpus(size_dir / "corpus.jsonl.gz").papers
+    papers = CorpusStream([size_dir / "corpus.jsonl.gz"])  # validated here, read again by the build
     load_s = time.perf_counter() - started
     marks = []
 
     def progress(stage: str, done: int, total: int) -> None:
         if stage.startswith("embedding"):  # every vector should come from the cache
             raise RuntimeError(f"{total} texts are missing from the embedding cache; regenerate the corpus")
-        marks.append((stage, time.perf_counter()))
+        if not marks or marks[-1][0] != stage:
+            marks.append((stage, time.perf_counter()))
 
     root = size_dir / "index"
     for old in (root / "versions").glob("v*"):
         shutil.rmtree(old)
     (root / "CURRENT").unlink(missing_ok=True)
     began, began_cpu = time.perf_counter(), time.process_time()
-    with LineSampler() as sampler:
+    with LineSampler() as sampler, MemorySampler() as memory:
         build_index(papers, root, on_progress=progress, progress_bar=False)
     ended, cpu = time.perf_counter(), time.process_time() - began_cpu
-    stages, previous, label = {}, began, "papers store (SQLite, columns)"
+    labels = {"papers": "papers: read, SQLite store, columns, BM25 terms", "lexical index": "BM25 postings",
+              "citation graph": "citation graph, vectors from the cache into Annoy",
+              "nearest-neighbour index (dense)": "Annoy trees, checksums, publish"}
+    stages, previous, label = {}, began, labels["papers"]
     for stage, at in marks:
-        stages[label] = round(at - previous, 1)
-        previous, label = at, {"lexical index": "BM25, graph, vectors from the cache",
-                               "nearest-neighbour index (dense)": "Annoy, checksums, publish"}.get(stage, stage)
+        stages[label] = stages.get(label, 0) + round(at - previous, 1)
+        previous, label = at, labels.get(stage, stage)
     stages[label] = round(ended - previous, 1)
-    return {"papers": len(papers), "load_corpus_s": round(load_s, 1), "build_s": round(ended - began, 1),
-            "cpu_build_s": round(cpu, 1), "stages_s": stages, "sampled_lines_s": sampler.seconds(), **memory_report()}
+    return {"papers": len(papers), "validate_corpus_s": round(load_s, 1), "build_s": round(ended - began, 1),
+            "cpu_build_s": round(cpu, 1), "stages_s": stages, "sampled_lines_s": sampler.seconds(), **memory.report(),
+            **memory_report()}
 
 
 def percentiles(ms: list[float], prefix: str = "") -> dict[str, float]:

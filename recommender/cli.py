@@ -12,38 +12,36 @@ from recommender.backends.base import BackendError
 from recommender.config import DEFAULT_DIVERSITY, METHODS
 from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, RUNTIMES
 from recommender.store.versions import IndexDirectoryError
-from recommender.corpus.loaders import CorpusError, load_corpus
-from recommender.paper import Paper
+from recommender.corpus.loaders import CorpusError
+from recommender.corpus.loaders.stream import CorpusStream
 from recommender.query import Query
 from recommender.corpus.sources.command import add_parser as add_corpus_parser
 from recommender.terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
 from recommender.pipeline.user_input import split_authors
 
 
-def _load_papers(paths: list[str], strict: bool) -> list[Paper]:
-    """Read every corpus file, report problems, and drop ids repeated across files (first wins)."""
-    papers: dict[str, Paper] = {}
-    for path in paths:
-        result = load_corpus(path, strict=strict)
+def _read_corpus(paths: list[str], strict: bool) -> CorpusStream:
+    """Validate every corpus file and report its problems; the papers are read again while the index is built
+    (ids repeated across files: the first wins)."""
+    stream = CorpusStream(paths, strict=strict)
+    for result in stream.results:
         for problem in result.problems[:20]:
             print(problem, file=sys.stderr)
         if len(result.problems) > 20:
             print(f"... and {len(result.problems) - 20} more problems", file=sys.stderr)
         print(result.summary(), file=sys.stderr)
-        for paper in result.papers:
-            papers.setdefault(paper.id, paper)
-    return list(papers.values())
+    return stream
 
 
 def cmd_index(args) -> int:
     unchanged = "; the live index is unchanged" if (Path(args.out) / "CURRENT").is_file() else ""
     try:
-        papers = _load_papers(args.corpus, args.strict)
+        papers = _read_corpus(args.corpus, args.strict)
     except CorpusError as exc:
         raise CorpusError(f"{exc}; nothing was published{unchanged}") from exc
-    if not papers:
+    if not len(papers):
         raise CorpusError(f"no valid papers in {', '.join(args.corpus)}: nothing was published{unchanged}")
-    from recommender.store.index import add_to_index, build_index
+    from recommender.store.build import add_to_index, build_index
 
     started = time.time()
     if args.add:
@@ -58,6 +56,8 @@ def cmd_index(args) -> int:
                               runtime=args.runtime, source={"files": [str(Path(p).resolve()) for p in args.corpus]},
                               wait=args.wait)
         print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
+    if papers.dangling:
+        print(f"dropped {papers.dangling} references to ids in no corpus file", file=sys.stderr)
     return 0
 
 

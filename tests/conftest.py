@@ -11,7 +11,7 @@ import pytest
 
 from recommender.paper import Paper
 from recommender.pipeline.recommender import Recommender
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 
 from support.small_corpus import small_corpus
 

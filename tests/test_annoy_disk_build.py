@@ -10,7 +10,8 @@ from annoy import AnnoyIndex
 from recommender.config import ANNOY_TREES
 from recommender.paper import Paper
 from recommender.store import versions
-from recommender.store.index import Index, build_index, write_annoy
+from recommender.store.index import Index
+from recommender.store.build import build_index, write_annoy
 
 
 def in_memory_annoy(path: Path, vectors: np.ndarray, n_jobs: int = -1) -> None:
@@ -41,7 +42,7 @@ def test_engine_annoy_files_are_the_in_memory_build_with_the_usual_permissions(s
 def test_on_disk_build_writes_the_same_trees_as_in_memory(tmp_path):
     # more items than fit in one leaf (dim + 2), so every tree splits; one thread, so the node order is fixed
     vectors = np.random.default_rng(7).standard_normal((700, 12)).astype(np.float32)
-    write_annoy(tmp_path / "disk.ann", vectors, n_jobs=1)
+    write_annoy(tmp_path / "disk.ann", vectors, 12, n_jobs=1)
     in_memory_annoy(tmp_path / "memory.ann", vectors, n_jobs=1)
     assert (tmp_path / "disk.ann").read_bytes() == (tmp_path / "memory.ann").read_bytes()
     annoy = AnnoyIndex(12, "angular")
@@ -72,6 +73,6 @@ def test_build_failing_after_an_annoy_file_leaves_nothing_behind(small_index, co
 
     with pytest.raises(RuntimeError, match="stopped after"):
         build_index(papers, root, multilingual=True, on_progress=stop_at_second_field, progress_bar=False)
-    assert seen == [["dense.ann"]]  # the dense field's file had been written in the staging folder
+    assert len(seen) == 1 and "dense.ann" in seen[0]  # the dense field's file had been written in the staging folder
     assert not list((root / "versions").glob(".staging-*"))
     assert versions.current_version(root) == live and len(Index.load(root)) == 5

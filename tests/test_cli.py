@@ -9,7 +9,8 @@ from pathlib import Path
 
 from recommender import Query, Recommender
 from recommender.store import versions
-from recommender.store.index import Index, build_index
+from recommender.store.index import Index
+from recommender.store.build import build_index
 
 from support.corpora import synthetic_papers
 from support.processes import kill, paused_cli, wait_for_marker

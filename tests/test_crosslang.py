@@ -8,7 +8,7 @@ from recommender.paper import Paper
 from recommender.pipeline.prepare import NO_MULTILINGUAL_FIELD
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 
 # Passages written for the small corpus (tests/small_corpus.py), with the paper each one cites.
 CHINESE = [
@@ -92,7 +92,8 @@ def test_index_without_multilingual_field_still_answers(tmp_path, corpus_records
 
 def test_multilingual_field_build_reports_progress_resumes_and_survives_additions(tmp_path, corpus_records):
     """index --multilingual: progress for both encoders, cached vectors reused, the field kept by additions."""
-    from recommender.store.index import Index, add_to_index
+    from recommender.store.index import Index
+    from recommender.store.build import add_to_index
 
     root, papers = tmp_path / "ml", [Paper.from_dict(r) for r in corpus_records]
     stages = []

@@ -10,7 +10,8 @@ from recommender.pipeline.language import cross_language_terms
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
 from recommender.store.gloss import Glossary, query_words, vocabulary
-from recommender.store.index import Index, build_index
+from recommender.store.index import Index
+from recommender.store.build import build_index
 
 GERMAN_SEARCH = "Dokumente und Suchmaschinen [CIT]"
 CHINESE_ALIGNMENT = "利用动态规划计算蛋白质序列的局部比对 [CIT]。"

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from recommender.store import versions
-from recommender.store.index import Index, add_to_index, build_index
+from recommender.store.index import Index
+from recommender.store.build import add_to_index, build_index
 from support.corpora import synthetic_papers
 from support.processes import kill, wait_for_marker
 
@@ -101,7 +102,7 @@ def test_killed_build_leaves_the_live_index_and_resumes(tmp_path):
         "import sys; sys.path[:0] = [%r, %r]\n"
         "from support.corpora import synthetic_papers\n"
         "from support.processes import pause_here\n"
-        "from recommender.store.index import build_index\n"
+        "from recommender.store.build import build_index\n"
         "def progress(stage, done, total):\n"
         "    if stage.startswith('embedding') and done >= 256:\n"
         "        pause_here(%r)  # a chunk of the new papers is in the cache: to be killed here\n"

@@ -14,7 +14,8 @@ from recommender.store import columns as columns_module
 from recommender.store import versions
 from recommender.store.annoy_vectors import item_vectors
 from recommender.store.columns import Columns, read_columns, write_columns
-from recommender.store.index import Index, build_index, date_key
+from recommender.store.index import Index
+from recommender.store.build import build_index, date_key
 
 ODD_PAPERS = [
     Paper(id="w1", title="Zitationsempfehlung für Übersichtsarbeiten", authors=["Jörg Müller", "李 明"],

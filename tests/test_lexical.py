@@ -7,7 +7,7 @@ import Stemmer
 from rank_bm25 import BM25Okapi
 
 from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
-from recommender.store.lexical import ColumnarBM25, LexicalIndex, TermMemo, analyze
+from recommender.store.lexical import LexicalIndex, LexicalWriter, TermMemo, analyze
 
 DOCS = [
     "Citation recommendation with neural networks and citation graphs",
@@ -81,9 +81,9 @@ def bm25s_own_index(texts: list[str]) -> bm25s.BM25:
     return model
 
 
-@pytest.mark.parametrize("pairs_per_step", [ColumnarBM25.PAIRS_PER_STEP, 5])
-def test_columnar_build_gives_bm25s_scores_exactly(monkeypatch, pairs_per_step):
-    monkeypatch.setattr(ColumnarBM25, "PAIRS_PER_STEP", pairs_per_step)  # 5: documents taken a few at a time
+@pytest.mark.parametrize("pairs_per_step", [LexicalWriter.PAIRS_PER_STEP, 5])
+def test_on_disk_build_gives_bm25s_scores_exactly(monkeypatch, pairs_per_step):
+    monkeypatch.setattr(LexicalWriter, "PAIRS_PER_STEP", pairs_per_step)  # 5: documents taken a few at a time
     texts = DOCS + AWKWARD + [f"{DOCS[i % len(DOCS)]} {AWKWARD[i % len(AWKWARD)]} extra{i}" for i in range(40)]
     ours, theirs = LexicalIndex.build(iter(texts)), bm25s_own_index(texts)  # any iterable of texts
     assert ours.model.scores["num_docs"] == len(texts)

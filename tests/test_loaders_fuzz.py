@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from recommender.corpus.loaders import CorpusError, load_corpus
 from recommender.paper import Paper
-from recommender.store.index import date_key
+from recommender.store.build import date_key
 from recommender.store.lexical import lexical_text
 
 EXAMPLES = int(os.environ.get("CITREC_FUZZ_EXAMPLES", "60"))

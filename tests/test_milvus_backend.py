@@ -25,7 +25,8 @@ from recommender.evaluation.evaluate import evaluate  # noqa: E402
 from recommender.evaluation.queries import queries_for_papers  # noqa: E402
 from recommender.paper import Paper  # noqa: E402
 from recommender.pipeline.learned import EncoderHead  # noqa: E402
-from recommender.store.index import Index, add_to_index, build_index  # noqa: E402
+from recommender.store.build import add_to_index, build_index  # noqa: E402
+from recommender.store.index import Index  # noqa: E402
 
 QUERIES = [
     Query(title="Citation recommendation", abstract="We recommend references for a draft paper from its abstract."),

@@ -16,7 +16,8 @@ from recommender.embedding.onnx_encoder import OnnxEncoder
 from recommender.paper import Paper
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
-from recommender.store.index import Index, add_to_index, build_index
+from recommender.store.index import Index
+from recommender.store.build import add_to_index, build_index
 
 PROJECT = Path(__file__).resolve().parents[1]
 

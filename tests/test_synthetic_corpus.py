@@ -9,7 +9,8 @@ from bench import synthetic_corpus as synthetic
 from recommender.corpus.loaders import load_corpus
 from recommender.embedding.cache import EmbeddingCache, text_key
 from recommender.store import versions
-from recommender.store.index import Index, build_index
+from recommender.store.index import Index
+from recommender.store.build import build_index
 
 
 @pytest.fixture(scope="module")

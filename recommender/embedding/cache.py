@@ -35,6 +35,16 @@ class EmbeddingCache:
                 found[key] = np.frombuffer(blob, dtype=np.float32)
         return found
 
+    def missing(self, keys: set[str]) -> set[str]:
+        """The keys that have no vector yet."""
+        found: set[str] = set()
+        keys = list(keys)
+        for start in range(0, len(keys), 900):
+            batch = keys[start:start + 900]
+            found.update(key for (key,) in self.db.execute(
+                f"SELECT key FROM emb WHERE key IN ({','.join('?' * len(batch))})", batch))
+        return set(keys) - found
+
     def put_many(self, items: dict[str, np.ndarray]) -> None:
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)",

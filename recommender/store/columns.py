@@ -9,6 +9,7 @@ Format 2 kept the same columns in one `meta.json`, parsed whole at load (`read_m
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,12 +110,59 @@ class Columns:
     dates: np.ndarray  # int64 YYYYMMDD, 0 when unknown
 
 
-def _save_text(folder: Path, name: str, texts) -> None:
-    encoded = [("" if text is None else str(text)).encode("utf-8") for text in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    np.save(folder / f"{name}.utf8.npy", np.frombuffer(b"".join(encoded), dtype=np.uint8))
-    np.save(folder / f"{name}.offsets.npy", offsets)
+class _TextWriter:
+    """A text column gathered as UTF-8 bytes and end offsets (compact: no Python string is kept)."""
+
+    def __init__(self):
+        self.blob, self.ends = bytearray(), array("q")
+
+    def add(self, text) -> None:
+        self.blob += ("" if text is None else str(text)).encode("utf-8")
+        self.ends.append(len(self.blob))
+
+    def save(self, folder: Path, name: str) -> None:
+        offsets = np.zeros(len(self.ends) + 1, dtype=np.int64)
+        offsets[1:] = np.frombuffer(self.ends, dtype=np.int64)
+        np.save(folder / f"{name}.utf8.npy", np.frombuffer(bytes(self.blob), dtype=np.uint8))
+        np.save(folder / f"{name}.offsets.npy", offsets)
+
+
+class ColumnsWriter:
+    """The columns of an index version gathered paper after paper, then written into its `columns/` folder."""
+
+    def __init__(self):
+        self.texts = {name: _TextWriter() for name in ("ids", "titles", "dois", "authors")}
+        self.author_starts = array("q", [0])
+        self.venue_codes, self.venues = array("i"), {}
+        self.years, self.dates = array("i"), array("q")
+
+    def add(self, id: str, title: str, authors: list[str], venue: str, doi: str, year: int, date: int) -> None:
+        for name, text in (("ids", id), ("titles", title), ("dois", doi)):
+            self.texts[name].add(text)
+        for name in authors:
+            self.texts["authors"].add(name)
+        self.author_starts.append(self.author_starts[-1] + len(authors))
+        self.venue_codes.append(self.venues.setdefault(venue or "", len(self.venues)))
+        self.years.append(year)
+        self.dates.append(date)
+
+    def write(self, version: Path) -> None:
+        """Write the columns into `version`/columns (format 3); the caller's publish fsyncs and checksums them."""
+        folder = version / FOLDER
+        folder.mkdir()
+        for name, writer in self.texts.items():
+            writer.save(folder, name)
+        np.save(folder / "authors.starts.npy", np.frombuffer(self.author_starts, dtype=np.int64))
+        distinct = sorted(self.venues)  # stored in sorted order, each code renumbered to its venue's rank
+        rank = np.empty(len(distinct), dtype=np.int32)
+        rank[[self.venues[venue] for venue in distinct]] = np.arange(len(distinct), dtype=np.int32)
+        venues = _TextWriter()
+        for venue in distinct:
+            venues.add(venue)
+        venues.save(folder, "venues")
+        np.save(folder / "venues.codes.npy", rank[np.frombuffer(self.venue_codes, dtype=np.int32)])
+        np.save(folder / "years.npy", np.frombuffer(self.years, dtype=np.int32))
+        np.save(folder / "dates.npy", np.frombuffer(self.dates, dtype=np.int64))
 
 
 def _load_text(folder: Path, name: str) -> TextColumn:
@@ -126,21 +174,12 @@ def _load_text(folder: Path, name: str) -> TextColumn:
 
 
 def write_columns(version: Path, columns: Columns) -> None:
-    """Write the columns into `version`/columns (format 3); the caller's publish fsyncs and checksums them."""
-    folder = version / FOLDER
-    folder.mkdir()
-    for name in ("ids", "titles", "dois"):
-        _save_text(folder, name, getattr(columns, name))
-    _save_text(folder, "authors", (name for names in columns.authors for name in names))
-    np.save(folder / "authors.starts.npy",
-            np.concatenate([[0], np.cumsum([len(names) for names in columns.authors], dtype=np.int64)]))
-    venues = [venue or "" for venue in columns.venues]
-    distinct = sorted(set(venues))
-    code = {venue: i for i, venue in enumerate(distinct)}
-    _save_text(folder, "venues", distinct)
-    np.save(folder / "venues.codes.npy", np.array([code[v] for v in venues], dtype=np.int32))
-    np.save(folder / "years.npy", np.asarray(columns.years, dtype=np.int32))
-    np.save(folder / "dates.npy", np.asarray(columns.dates, dtype=np.int64))
+    """Write whole columns into `version`/columns (format 3), as `ColumnsWriter` does paper after paper."""
+    writer = ColumnsWriter()
+    for row in zip(columns.ids, columns.titles, columns.authors, columns.venues, columns.dois, columns.years,
+                   columns.dates):
+        writer.add(*row)
+    writer.write(version)
 
 
 def read_columns(version: Path) -> Columns:

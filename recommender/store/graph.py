@@ -17,9 +17,8 @@ class CitationGraph:
         self.in_degree = np.asarray(self.cited_by.getnnz(axis=1), dtype=np.int32)
 
     @classmethod
-    def from_references(cls, references: list[list[int]], n: int) -> "CitationGraph":
-        rows = np.repeat(np.arange(n), [len(r) for r in references])
-        cols = np.fromiter((c for refs in references for c in refs), dtype=np.int64, count=len(rows))
+    def from_edges(cls, rows: np.ndarray, cols: np.ndarray, n: int) -> "CitationGraph":
+        """Paper rows[k] cites paper cols[k] (a link given twice counts once)."""
         data = np.ones(len(rows), dtype=np.float32)
         matrix = sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
         matrix.sum_duplicates()

@@ -1,7 +1,9 @@
 """BM25 over title, abstract and keywords (bm25s), with a Lucene-like English analyzer."""
 from __future__ import annotations
 
+import json
 import re
+import tempfile
 from array import array
 from functools import lru_cache
 from pathlib import Path
@@ -10,8 +12,6 @@ from typing import Iterable
 import bm25s
 import numpy as np
 import Stemmer
-from bm25s.tokenization import Tokenized
-from scipy import sparse
 
 from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from recommender.paper import Paper
@@ -82,12 +82,13 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, texts: Iterable[str]) -> "LexicalIndex":
-        """Index the texts (any iterable: they are analysed one at a time and kept only as term ids)."""
-        vocabulary: dict[str, int] = {}
-        corpus = term_ids(texts, vocabulary)
-        model = ColumnarBM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
-        model.index(Tokenized(ids=corpus, vocab=vocabulary), show_progress=False)
-        return cls(model)
+        """An index of the texts held in memory (any iterable; built on disk by `LexicalWriter`, then read)."""
+        with tempfile.TemporaryDirectory(prefix="bm25-") as folder:
+            writer = LexicalWriter(Path(folder))
+            for text in texts:
+                writer.add(text)
+            writer.close()
+            return cls(bm25s.BM25.load(folder, mmap=False))
 
     def save(self, directory: Path) -> None:
         self.model.save(str(directory))
@@ -123,73 +124,132 @@ class LexicalIndex:
                 for term in sorted(set(analyze(text))) if term in vocab}
 
 
-class TermIds:
-    """A corpus as one array of term ids (`terms`) and the number of terms of each document (`lengths`)."""
-
-    def __init__(self, terms: np.ndarray, lengths: np.ndarray):
-        self.terms, self.lengths = terms, lengths
+SCRATCH = "terms.scratch"  # the term ids of every document, in order, while the index is written
 
 
-def term_ids(texts: Iterable[str], vocabulary: dict[str, int] | None = None) -> TermIds:
-    """Analyse the texts one by one into term ids; new terms are added to `vocabulary` in order of appearance."""
-    vocabulary = {} if vocabulary is None else vocabulary
-    terms, lengths = array("i"), array("q")
-    for text in texts:
+class LexicalWriter:
+    """Writes a BM25 index (bm25s's files, Lucene variant) into `directory` from texts added one at a time, in
+    memory bounded by `PAIRS_PER_STEP` whatever the corpus size.
+
+    While texts come, their term ids go to a scratch file, and each term's document count is kept. `close` then
+    reads the scratch file a step of whole documents at a time, scores each (document, term) pair and writes it
+    into its term's column of the on-disk CSC arrays. The scores equal bm25s's own build: a float32 idf times
+    a float64 term-frequency part, stored as float32. Term ids follow the order of first appearance."""
+
+    PAIRS_PER_STEP = 1 << 22  # terms of whole documents taken at a time
+
+    def __init__(self, directory: Path):
+        if BM25_METHOD != "lucene":
+            raise ValueError(f"the on-disk BM25 build writes the Lucene variant only, not {BM25_METHOD!r}")
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.vocabulary: dict[str, int] = {}
+        self.lengths = array("q")
+        self.document_counts = np.zeros(0, dtype=np.int64)
+        self.pending, self.pending_documents = array("i"), 0
+        self.scratch = open(self.directory / SCRATCH, "wb")
+
+    def add(self, text: str) -> None:
         found = analyze(text)
-        terms.extend([vocabulary.setdefault(term, len(vocabulary)) for term in found])
-        lengths.append(len(found))
-    return TermIds(np.frombuffer(terms, dtype=np.int32), np.frombuffer(lengths, dtype=np.int64))
+        vocabulary = self.vocabulary
+        self.pending.extend([vocabulary.setdefault(term, len(vocabulary)) for term in found])
+        self.lengths.append(len(found))
+        self.pending_documents += 1
+        if len(self.pending) >= self.PAIRS_PER_STEP:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Count the pending documents' distinct terms and append their term ids to the scratch file."""
+        terms = np.array(self.pending, dtype=np.int32)
+        lengths = np.array(self.lengths[len(self.lengths) - self.pending_documents:], dtype=np.int64)
+        distinct, _, _ = distinct_pairs(terms, lengths, len(self.vocabulary))
+        counts = np.bincount(distinct, minlength=len(self.vocabulary))
+        counts[:len(self.document_counts)] += self.document_counts
+        self.document_counts = counts
+        self.scratch.write(terms.tobytes())
+        self.pending, self.pending_documents = array("i"), 0
+
+    def close(self) -> int:
+        """Write the index files; the number of documents."""
+        self._flush()
+        self.scratch.close()
+        scratch = self.directory / SCRATCH
+        try:
+            n_docs, n_terms = len(self.lengths), len(self.vocabulary)
+            lengths = np.frombuffer(self.lengths, dtype=np.int64)
+            df = self.document_counts.astype(np.float64)
+            idf = np.log(1 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+            average = lengths.mean() if n_docs else 0.0
+            index_type = np.int32 if max(int(self.document_counts.sum()), n_docs) < 2 ** 31 else np.int64
+            indptr = np.zeros(n_terms + 1, dtype=index_type)
+            np.cumsum(self.document_counts, out=indptr[1:])
+            np.save(self.directory / "indptr.csc.index.npy", indptr)
+            columns = _ColumnFiles(self.directory, int(indptr[-1]), index_type)
+            terms_file = np.memmap(scratch, dtype=np.int32, mode="r") if scratch.stat().st_size else np.zeros(0, np.int32)
+            filled = indptr[:-1].astype(np.int64)
+            for first, last, terms, counts, per_doc in _steps(terms_file, lengths, n_terms, self.PAIRS_PER_STEP):
+                docs = np.repeat(np.arange(first, last, dtype=np.int64), per_doc)
+                tf = counts.astype(np.float64)
+                tfc = tf / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths[docs] / average) + tf)
+                scores = (idf[terms].astype(np.float64) * tfc).astype(np.float32)
+                columns.put(terms, docs, scores, filled)
+            del terms_file
+            self._write_params(n_docs)
+        finally:
+            scratch.unlink(missing_ok=True)
+        return n_docs
+
+    def _write_params(self, n_docs: int) -> None:
+        """bm25s's vocabulary and parameter files, as `bm25s.BM25.save` writes them."""
+        model = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
+        vocabulary = {**self.vocabulary, "": len(self.vocabulary)}  # bm25s's empty token: in the file, no column
+        (self.directory / "vocab.index.json").write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
+        params = dict(k1=model.k1, b=model.b, delta=model.delta, method=model.method, idf_method=model.idf_method,
+                      dtype=model.dtype, int_dtype=model.int_dtype, num_docs=n_docs, version=bm25s.__version__,
+                      backend=model.backend)
+        (self.directory / "params.index.json").write_text(json.dumps(params, indent=4), encoding="utf-8")
 
 
-class ColumnarBM25(bm25s.BM25):
-    """bm25s's BM25 whose Lucene-variant index is built by array operations from `TermIds`, through bm25s's hook
-    for other builds (`build_index_from_ids`): a corpus costs 4 bytes a term and 8 a (document, term) pair
-    while it is indexed, where bm25s's lists of term strings cost about 60 bytes a term. The scores equal
-    bm25s's own (float32 idf times a float64 term-frequency part, stored as float32); the saved files are
-    bm25s's and load with `bm25s.BM25.load`. Term ids follow the order of first appearance. Other variants
-    go through bm25s's own build."""
+class _ColumnFiles:
+    """The CSC score and document arrays as files, mapped again for every step so that the pages written stay
+    the kernel's to write back rather than the build's memory."""
 
-    PAIRS_PER_STEP = 1 << 22  # (document, term) keys sorted at a time
+    def __init__(self, directory: Path, size: int, index_type):
+        self.data_path = directory / "data.csc.index.npy"
+        self.indices_path = directory / "indices.csc.index.npy"
+        for path, dtype in ((self.data_path, np.float32), (self.indices_path, index_type)):
+            np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,)).flush()
 
-    def build_index_from_ids(self, unique_token_ids, corpus_token_ids, show_progress=True, leave_progress=False):
-        corpus: TermIds = corpus_token_ids
-        if self.method != "lucene" or self.idf_method != "lucene":
-            ends = np.cumsum(corpus.lengths)
-            as_lists = [d.tolist() for d in np.split(corpus.terms, ends[:-1])] if len(ends) else []
-            return super().build_index_from_ids(unique_token_ids, as_lists, show_progress, leave_progress)
-        n_docs, n_terms = len(corpus.lengths), len(unique_token_ids)
-        terms, scores, pairs_per_doc = self._pairs(corpus, n_terms)
-        df = np.bincount(terms, minlength=n_terms).astype(np.float64)
-        idf = np.log(1 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        avg_len = corpus.lengths.mean() if n_docs else 0.0
-        pair_doc_len = np.repeat(corpus.lengths, pairs_per_doc)
-        for start in range(0, len(terms), self.PAIRS_PER_STEP):  # term counts become scores in place
-            step = slice(start, start + self.PAIRS_PER_STEP)
-            tf = scores[step].astype(np.float64)
-            tfc = tf / (self.k1 * ((1 - self.b) + self.b * pair_doc_len[step] / avg_len) + tf)
-            scores[step] = idf[terms[step]].astype(np.float64) * tfc
-        del pair_doc_len
-        indptr = np.concatenate([[0], np.cumsum(pairs_per_doc)])
-        by_term = sparse.csr_matrix((scores, terms, indptr), shape=(n_docs, n_terms)).tocsc()
-        self.nonoccurrence_array = None
-        return {"data": by_term.data.astype(self.dtype, copy=False), "indices": by_term.indices,
-                "indptr": by_term.indptr, "num_docs": n_docs}
+    def put(self, terms: np.ndarray, docs: np.ndarray, scores: np.ndarray, filled: np.ndarray) -> None:
+        """Write pairs given in document order after the pairs already in each term's column (`filled`: where
+        each column's next pair goes, advanced here)."""
+        order = np.argsort(terms, kind="stable")  # by term, then document
+        by_term = terms[order]
+        slots = filled[by_term] + (np.arange(len(order)) - np.searchsorted(by_term, by_term, side="left"))
+        for path, values in ((self.data_path, scores), (self.indices_path, docs)):
+            mapped = np.load(path, mmap_mode="r+")
+            mapped[slots] = values[order]
+            mapped.flush()
+            del mapped
+        filled += np.bincount(terms, minlength=len(filled))
 
-    def _pairs(self, corpus: TermIds, n_terms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each document's distinct terms (ascending) with their counts, document after document, and the number
-        of distinct terms of each document."""
-        ends = np.cumsum(corpus.lengths)
-        starts = ends - corpus.lengths
-        terms, counts, per_doc = [], [], []
-        first = 0
-        while first < len(corpus.lengths):  # whole documents, about PAIRS_PER_STEP terms at a time
-            last = max(first + 1, int(np.searchsorted(ends, starts[first] + self.PAIRS_PER_STEP, side="right")))
-            doc = np.repeat(np.arange(first, last, dtype=np.int64), corpus.lengths[first:last])
-            keys, found = np.unique(doc * n_terms + corpus.terms[starts[first]:ends[last - 1]], return_counts=True)
-            terms.append((keys % n_terms).astype(np.int32))
-            counts.append(found.astype(np.float32))
-            per_doc.append(np.bincount(keys // n_terms - first, minlength=last - first))
-            first = last
-        if not terms:
-            return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.int64)
-        return np.concatenate(terms), np.concatenate(counts), np.concatenate(per_doc)
+
+def _steps(terms: np.ndarray, lengths: np.ndarray, n_terms: int, step: int):
+    """(first, last document, then `distinct_pairs` of documents first..last-1) for whole documents, about `step`
+    terms at a time."""
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    first = 0
+    while first < len(lengths):
+        last = max(first + 1, int(np.searchsorted(ends, starts[first] + step, side="right")))
+        yield (first, last, *distinct_pairs(terms[starts[first]:ends[last - 1]], lengths[first:last], n_terms))
+        first = last
+
+
+def distinct_pairs(terms: np.ndarray, lengths: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of consecutive documents (`lengths` terms each, `terms` their term ids in order): each document's distinct
+    terms (ascending), document after document, their counts (float32), and how many each document has."""
+    doc = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    keys, found = np.unique(doc * max(n_terms, 1) + terms, return_counts=True)
+    return ((keys % max(n_terms, 1)).astype(np.int32), found.astype(np.float32),
+            np.bincount(keys // max(n_terms, 1), minlength=len(lengths)))

@@ -22,7 +22,7 @@ from recommender.corpus.loaders import load_corpus
 from recommender.documents import pdf as pdf_reader
 from recommender.documents.read import read_document
 from recommender.paper import Paper
-from recommender.store.index import build_index
+from recommender.store.build import build_index
 from recommender.terminal import TITLE_CHARS, terminal_safe
 
 PROJECT = Path(__file__).resolve().parents[2]

