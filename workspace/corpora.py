@@ -25,8 +25,8 @@ from recommender.background import Job, JobBusy, Step
 from recommender.embedding.encoders import parse_encoder_name
 from recommender.paper import Paper
 from recommender.store import versions
-from recommender.store.index import Index, Progress
-from recommender.store.build import add_to_index, build_index
+from recommender.store.index import Index
+from recommender.store.build import Progress, add_to_index, build_index
 from workspace import PROJECT_ROOT
 
 PRIVATE_FOLDER = ".sessions"  # a slug never starts with a dot, so no corpus can take this name

@@ -18,8 +18,7 @@ from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, 
 from recommender.paper import Paper
 from recommender.store import versions
 from recommender.store.gloss import WORDS_FILE as GLOSSARY
-from recommender.store.index import Progress
-from recommender.store.build import build_index
+from recommender.store.build import Progress, build_index
 from workspace import PROJECT_ROOT
 
 DEMO_CORPUS = PROJECT_ROOT / "assets" / "demo_corpus.jsonl"

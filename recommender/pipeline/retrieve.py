@@ -61,21 +61,27 @@ def lexical_texts(query: Query, config: PipelineConfig, route: Route, reader: Qu
 
 class DenseRetriever:
     """Nearest papers to a query vector in one dense field (unit vectors; `annoy`: its Annoy index, None for
-    exact search only)."""
+    exact search only). Papers after the forest's last item (added since it was built) are searched exactly."""
 
     def __init__(self, vectors: np.ndarray, annoy=None):
         self.vectors, self.annoy = vectors, annoy
+        self.in_forest = annoy.get_n_items() if annoy is not None else 0
 
     def search(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
-        """The n nearest allowed papers: Annoy's, or exact cosine when that is as cheap (small corpus, deep pool)
-        or when the filter removes most of Annoy's answers."""
+        """The n nearest allowed papers: Annoy's (with the papers outside its forest), or exact cosine when that
+        is as cheap (small corpus, deep pool) or when the filter removes most of Annoy's answers."""
         if self.annoy is None or n * EXACT_SEARCH_RATIO >= len(self.vectors):
             return top_positions(np.asarray(self.vectors @ vector), allowed, n)
         found = np.asarray(self.annoy.get_nns_by_vector(vector, n * ANNOY_OVERFETCH), dtype=np.int64)
         found = found[allowed[found]][:n] if len(found) else found
-        if len(found) < min(n, int(allowed.sum())) // 2:
+        if len(found) < min(n, int(allowed[:self.in_forest].sum())) // 2:
             return top_positions(np.asarray(self.vectors @ vector), allowed, n)
-        return found
+        if self.in_forest == len(self.vectors):
+            return found
+        outside = self.in_forest + top_positions(np.asarray(self.vectors[self.in_forest:] @ vector),
+                                                 allowed[self.in_forest:], n)
+        both = np.concatenate([found, outside])
+        return both[np.argsort(-self.similarity(vector, both), kind="stable")][:n]
 
     def similarity(self, vector: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Cosine of the query vector with the papers at `positions`."""

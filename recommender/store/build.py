@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 from array import array
 from functools import partial
@@ -22,7 +23,8 @@ from tqdm.auto import tqdm
 
 from recommender.config import ANNOY_TREES
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache, text_key
-from recommender.embedding.encoders import DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, get_encoder, parse_encoder_name
+from recommender.embedding.encoders import (DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name, get_encoder,
+                                               parse_encoder_name)
 from recommender.paper import Paper
 from recommender.store import records, versions as files
 from recommender.store.columns import ColumnsWriter
@@ -32,6 +34,7 @@ from recommender.store.index import Index
 from recommender.store.lexical import LexicalWriter, lexical_text, settings as lexical_settings
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+MERGE_SHARE = 0.10  # papers outside the Annoy forests, as a share of those inside, up to which additions keep them
 
 
 def date_key(paper: Paper) -> int:
@@ -67,6 +70,11 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
     Returns the live version and how many papers were added. When none is new, nothing is published and
     the live version is returned unchanged. Old papers' embeddings come from the cache. The build lock is
     held from reading the live papers to publishing, so two concurrent additions never drop each other's papers.
+
+    Everything is rebuilt from the stream except the Annoy forests, the slowest part: while the papers outside
+    them stay within `MERGE_SHARE` of those inside, the new version links the live forests and keeps all vectors
+    in a `.npy` copy, and queries search the papers outside the forests exactly. The addition that passes the
+    share builds new forests over all papers (as does any full build).
     """
     root = Path(root)
     files.current_version(root)  # a clear error before taking the lock when there is no index
@@ -84,6 +92,10 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
             options.setdefault("runtime", parse_encoder_name(manifest["model"])[1])  # new papers: the index's encoder
             if options.get("multilingual") is None:  # keep the field the index already has
                 options["multilingual"] = manifest.get("multilingual", False)
+            outside = len(index) + len(added) - index.annoy.get_n_items()
+            same_model = encoder_name(options["max_tokens"], options["runtime"]) == manifest["model"]
+            if same_model and outside <= MERGE_SHARE * index.annoy.get_n_items():
+                options["forests_from"] = index.version
             papers = itertools.chain(index.iter_papers(), added.values())
             return _build_locked(papers, root, **options), len(added)
         finally:
@@ -92,8 +104,9 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
 
 def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                   multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
-                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME) -> Path:
-    """`build_index`'s work, for a caller that holds the build lock."""
+                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME, forests_from: Path | None = None) -> Path:
+    """`build_index`'s work, for a caller that holds the build lock. `forests_from`: a version whose Annoy
+    forests (of the same encoders, over the first papers of this stream) are kept."""
     english = get_encoder("sbert", max_tokens, runtime)
     staging = files.new_staging_dir(root)
     try:
@@ -105,7 +118,8 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
         graph, count = _write_graph(staging, position), len(position)
         del position
         cache = EmbeddingCache(files.embedding_cache_path(root))
-        embed = partial(_embed_into, staging, cache=cache, on_progress=on_progress, progress_bar=progress_bar)
+        embed = partial(_embed_into, staging, cache=cache, on_progress=on_progress, progress_bar=progress_bar,
+                        forests_from=forests_from)
         try:
             embed("dense", english)
             if multilingual:
@@ -162,15 +176,18 @@ def _write_graph(staging: Path, position: dict[str, int]) -> CitationGraph:
 
 
 def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, on_progress: Progress | None,
-                progress_bar: bool) -> None:
+                progress_bar: bool, forests_from: Path | None) -> None:
     """Embed the staged papers' texts (reusing cached vectors), a chunk at a time, straight into an angular Annoy
     file built on disk, the one copy of the vectors kept (`annoy_vectors.item_vectors` reads them back); their
-    dimension goes into `vector_dims.json`. Progress counts the texts the cache lacks."""
+    dimension goes into `vector_dims.json`. Progress counts the texts the cache lacks.
+
+    Where `forests_from` has this field's forest, that file is linked instead and the vectors go into a `.npy`
+    copy (see `add_to_index`)."""
     stage = f"embedding ({encoder.name})"
     missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
                   for chunk in records.staged_chunks(staging))
 
-    def vectors() -> Iterator[np.ndarray]:
+    def chunks() -> Iterator[np.ndarray]:
         embedded = 0
         with tqdm(total=missing, desc=stage, unit="doc", disable=not progress_bar or not missing) as bar:
             for chunk in records.staged_chunks(staging):
@@ -182,8 +199,8 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
                     if on_progress:
                         on_progress(stage, embedded + done, missing)
 
-                yield from embed_with_cache([paper.text for paper in chunk], encoder, cache, progress=False,
-                                            on_chunk=report)
+                yield embed_with_cache([paper.text for paper in chunk], encoder, cache, progress=False,
+                                       on_chunk=report)
                 embedded += done_here[0]
 
     def building() -> None:
@@ -191,7 +208,34 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
             on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
 
     files.record_vector_dim(staging, prefix, encoder.dim)
-    write_annoy(staging / f"{prefix}.ann", vectors(), encoder.dim, on_build=building)
+    forest = forests_from / f"{prefix}.ann" if forests_from is not None else None
+    if forest is not None and forest.is_file():
+        _link(forest, staging / f"{prefix}.ann")
+        _write_vectors(staging / f"{prefix}.npy", chunks(), records.count(staging), encoder.dim)
+        return
+    rows = (vector for chunk in chunks() for vector in chunk)
+    write_annoy(staging / f"{prefix}.ann", rows, encoder.dim, on_build=building)
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` as a hard link to the (immutable) `source`, a copy where the file system cannot link them."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _write_vectors(path: Path, chunks: Iterable[np.ndarray], count: int, dim: int) -> None:
+    """A float32 `.npy` file of `count` x `dim` vectors, written chunk after chunk."""
+    with open(path, "wb") as out:
+        np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)),
+                                                   "fortran_order": False, "shape": (count, dim)})
+        written = 0
+        for chunk in chunks:
+            out.write(np.ascontiguousarray(chunk, dtype=np.float32).tobytes())
+            written += len(chunk)
+    if written != count:
+        raise ValueError(f"{path.name}: {written} vectors written for {count} papers")
 
 
 def write_annoy(path: Path, vectors: Iterable[np.ndarray], dim: int, n_jobs: int = -1,

@@ -52,32 +52,40 @@ class Index:
     """A loaded, read-only index version: columns, BM25 arrays and vectors memory-mapped, records in SQLite.
 
     Format 3 keeps the vectors only inside the Annoy files and the columns in `columns/`; a format-2 version
-    (a separate `.npy` copy of the vectors, the columns in `meta.json`) loads and ranks as before."""
+    (a separate `.npy` copy of the vectors, the columns in `meta.json`) loads and ranks as before. A version made
+    by a small addition keeps the previous forest, which lacks the newest papers, and all vectors in a `.npy`
+    copy (`DenseRetriever` searches the papers outside the forest exactly)."""
 
     def __init__(self, root: Path, version: Path, manifest: dict):
         self.root, self.version, self.manifest = root, version, manifest
-        legacy = manifest["format_version"] == 2
-        columns = read_meta_json(version) if legacy else read_columns(version)
+        columns = read_meta_json(version) if manifest["format_version"] == 2 else read_columns(version)
         self.ids, self.titles, self.authors = columns.ids, columns.titles, columns.authors
         self.venues, self.dois, self.years, self.dates = columns.venues, columns.dois, columns.years, columns.dates
         self.lexical = LexicalIndex.load(version / "bm25")
         self.graph = CitationGraph.load(version / "graph.npz")
-        self.annoy, self.dense = self._load_field("dense", legacy)
+        self.annoy, self.dense = self._load_field("dense")
         self.multilingual = None
         self.multilingual_annoy = None
         if manifest.get("multilingual"):
-            self.multilingual_annoy, self.multilingual = self._load_field("multilingual", legacy)
+            self.multilingual_annoy, self.multilingual = self._load_field("multilingual")
         self.glossary = Glossary.load(version) if self.multilingual is not None else None
         self._db = records.connect(version)
         self._lock = threading.Lock()
 
-    def _load_field(self, prefix: str, legacy: bool) -> tuple[AnnoyIndex, np.ndarray]:
-        """A dense field's Annoy index and its vectors (memory-mapped: format 2's `.npy` copy, else Annoy's own)."""
-        copy = np.load(self.version / f"{prefix}.npy", mmap_mode="r") if legacy else None
-        dim = copy.shape[1] if legacy else files.read_vector_dims(self.version)[prefix]
+    def _load_field(self, prefix: str) -> tuple[AnnoyIndex, np.ndarray]:
+        """A dense field's Annoy forest and its vectors, memory-mapped: the version's `.npy` copy where it has one
+        (format 2, or a version whose newest papers are outside the forest: `build.add_to_index`), else the
+        forest's own items."""
+        copy_path = self.version / f"{prefix}.npy"
+        copy = np.load(copy_path, mmap_mode="r") if copy_path.is_file() else None
+        dim = copy.shape[1] if copy is not None else files.read_vector_dims(self.version)[prefix]
         annoy = AnnoyIndex(dim, "angular")
         annoy.load(str(self.version / f"{prefix}.ann"))
-        return annoy, copy if legacy else item_vectors(self.version / f"{prefix}.ann", dim, len(self), annoy)
+        if copy is None:
+            return annoy, item_vectors(self.version / f"{prefix}.ann", dim, len(self), annoy)
+        if len(copy) != len(self) or annoy.get_n_items() > len(self):
+            raise ValueError(f"{prefix}: {len(copy)} vectors and {annoy.get_n_items()} forest items for {len(self)} papers")
+        return annoy, copy
 
     @classmethod
     def load(cls, root: Path | str, verify: bool = True) -> "Index":
