@@ -9,16 +9,27 @@
 A build writes a new version under a temporary name and publishes it only when complete,
 so a crash or kill at any moment leaves the previous version answering. Every file the engine
 replaces in place (CURRENT, manifests, learned models) goes through `write_atomic`.
+
+A build that fills its disk stops with `DiskFullError` (`build_lock` turns the OS's and SQLite's "disk full"
+into it): nothing is published, its staging folder is removed, and the embeddings it saved to the cache are
+reused when the same build runs again. A build killed outright (SIGKILL, the OOM killer, a power cut) leaves its
+staging folder behind, at most one: the next build of the directory removes it before it starts (`new_staging_dir`).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
 import hashlib
 import json
 import os
 import shutil
+import sqlite3
+import sys
 import time
 import uuid
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
@@ -39,6 +50,16 @@ class IndexDirectoryError(RuntimeError):
 
 class IndexBusyError(IndexDirectoryError):
     """Another build of the same index directory holds its lock."""
+
+
+class DiskFullError(IndexDirectoryError):
+    """A build stopped because the disk holding its index directory is full; it published nothing.
+
+    `needed`: the bytes the step that could not start asked for, when it said (`reserve_space`), else None."""
+
+    def __init__(self, message: str, needed: int | None = None, what: str = ""):
+        super().__init__(message)
+        self.needed, self.what = needed, what
 
 
 def sha256_of(path: Path) -> str:
@@ -64,19 +85,173 @@ def build_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
 
     The lock is an OS file lock, so the kernel releases it when its holder dies (a killed build never
     blocks the next one). It also excludes a second build from another thread of the same process.
+
+    A build inside that fails because the disk is full (`is_disk_full`) leaves as a `DiskFullError` that says so
+    (where, how much is free, that the live version is unchanged, how to resume), once any staging folder is gone.
     """
-    root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(root / LOCK_FILE, timeout=max(wait, 0.0), preserve_lock_file=True)
     try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(root / LOCK_FILE, timeout=max(wait, 0.0), preserve_lock_file=True)
         lock.acquire()
     except Timeout:
         waited = f" (waited {wait:g} s)" if wait > 0 else ""
         raise IndexBusyError(f"{root}: another build of this index is running{waited}; wait for it to "
                              "finish or pass --wait SECONDS.") from None
+    except Exception as exc:
+        if is_disk_full(exc):
+            raise disk_full(root, exc) from exc
+        raise
     try:
         yield
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        _remove_staging(root)  # every staging folder belongs to a dead build now, this one's included
+        raise disk_full(root, exc) from exc
     finally:
         lock.release()
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    """Whether `exc`, or an exception it arose from, says that the disk (or the user's quota) is full: ENOSPC or
+    EDQUOT from the OS (numpy, SQLite's files, Annoy's messages), SQLITE_FULL from SQLite."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, DiskFullError):
+            return True
+        if isinstance(exc, OSError) and (exc.errno in _NO_SPACE or any(os.strerror(code) in str(exc)
+                                                                        for code in _NO_SPACE)):
+            return True
+        if isinstance(exc, sqlite3.Error) and (getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL
+                                               or "database or disk is full" in str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_SQLITE_FULL = getattr(sqlite3, "SQLITE_FULL", 13)
+
+
+def disk_full(root: Path, cause: BaseException | None = None) -> DiskFullError:
+    """The error a build of `root` that ran out of disk space ends with: where, what is free (and needed, when
+    known), that nothing was published, and that running the same command again resumes."""
+    root = Path(root)
+    needed = what = None
+    error = cause
+    while error is not None and not isinstance(error, DiskFullError):
+        error = error.__cause__ or error.__context__
+    if error is not None:
+        needed, what = error.needed, error.what
+    try:
+        free = f"{_size(shutil.disk_usage(root).free)} free on {_mount_point(root)}"
+    except OSError:
+        free = f"free space on {_mount_point(root)} unknown"
+    if needed:
+        step = f"; {what or 'the next step'} needs about {_size(needed)}"
+    elif cause is not None:
+        step = f"; {_reason(cause)}"
+    else:
+        step = ""
+    live = _pointer(root)
+    state = (f"the live index (version {live}) is unchanged and still answers" if live
+             else "there was no live index there, and there still is none")
+    return DiskFullError(f"{root}: the disk is full ({free}{step}). The build stopped and "
+                         f"published nothing, and removed the files it had written; {state}. Embeddings computed "
+                         f"so far are kept in {embedding_cache_path(root)}: free some space on that disk and run "
+                         "the same command again to resume without computing them again.", needed, what or "")
+
+
+def _reason(exc: BaseException) -> str:
+    """What the failed write said, in one line (the file it wrote, when the OS named one)."""
+    if isinstance(exc, OSError) and exc.filename:
+        return f"writing {exc.filename}: {exc.strerror or exc}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def _mount_point(path: Path) -> str:
+    """The mount point of the file system holding `path` (the disk that is full), or `path` itself."""
+    try:
+        found = Path(path).resolve()
+        while not os.path.ismount(found) and found != found.parent:
+            found = found.parent
+        return str(found)
+    except OSError:
+        return str(path)
+
+
+def annoy_file_bytes(items: int, dim: int, trees: int) -> int:
+    """About how large an angular Annoy file of `items` float32 vectors of `dim` and `trees` trees ends up, erring on
+    the high side: one node (two counts, two children, a vector) per item, and per tree its root's copy plus about
+    4 nodes per `dim + 2` items (Annoy's leaves hold up to that many item ids; on real embeddings, clustered ones
+    and Gaussian ones, 2.5 to 3.5 were measured)."""
+    node = 12 + 4 * dim
+    per_leaf = dim + 2
+    return node * (items + trees * (2 + -(-4 * items // per_leaf)))
+
+
+def reserve_space(path: Path, nbytes: int, what: str = "") -> None:
+    """Set `nbytes` of disk aside for the file at `path` (beyond its end: its size stays), or fail with
+    `DiskFullError` saying how much `what` needs.
+
+    For files written through a memory map (Annoy's on-disk build), where a full disk is not an error but a
+    SIGBUS that kills the process: pages written later land in the space set aside. Where the file system cannot
+    set space aside, the free space is checked instead (it can still run out if another writer takes it). Space
+    set aside and never written is given back when the file is truncated (Annoy does at the end) or removed."""
+    path = Path(path)
+    if nbytes <= 0:
+        return
+    fd = os.open(path, os.O_RDWR)
+    try:
+        reserved = _fallocate_keep_size(fd, nbytes)
+    finally:
+        os.close(fd)
+    if reserved is None:  # cannot set space aside here: check it instead
+        free = shutil.disk_usage(path.parent).free
+        reserved = free >= nbytes
+    if not reserved:
+        free = shutil.disk_usage(path.parent).free
+        raise DiskFullError(f"{path.parent}: the disk is full: {what or path.name} needs about {_size(nbytes)}, "
+                            f"{_size(free)} is free", nbytes, what)
+
+
+def _fallocate_keep_size(fd: int, nbytes: int) -> bool | None:
+    """fallocate(FALLOC_FL_KEEP_SIZE) on Linux: True when done, False when the disk is full, None when this system
+    or file system cannot."""
+    function = _libc_fallocate()
+    if function is None:
+        return None
+    if function(fd, 1, 0, nbytes) == 0:  # 1: FALLOC_FL_KEEP_SIZE
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_SPACE:
+        return False
+    if code in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.ENODEV):
+        return None
+    raise OSError(code, os.strerror(code))
+
+
+@lru_cache(maxsize=1)
+def _libc_fallocate():
+    """libc's fallocate on Linux, else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        function = getattr(libc, "fallocate64", None) or libc.fallocate
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    function.restype = ctypes.c_int
+    return function
 
 
 def new_staging_dir(root: Path) -> Path:
@@ -86,11 +261,16 @@ def new_staging_dir(root: Path) -> Path:
     """
     versions = root / "versions"
     versions.mkdir(parents=True, exist_ok=True)
-    for stale in versions.glob(".staging-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    _remove_staging(root)
     staging = versions / f".staging-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     return staging
+
+
+def _remove_staging(root: Path) -> None:
+    """Remove every staging folder of `root` (call it only while holding `build_lock`)."""
+    for stale in (root / "versions").glob(".staging-*"):
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def _fsync(path: Path) -> None:
@@ -145,8 +325,13 @@ def publish(root: Path, staging: Path, info: dict) -> Path:
     name = time.strftime("v%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
     final = staging.parent / name
     os.replace(staging, final)
-    _fsync(final.parent)
-    write_atomic(root / "CURRENT", name + "\n")
+    try:
+        _fsync(final.parent)
+        write_atomic(root / "CURRENT", name + "\n")
+    except BaseException:
+        if _pointer(root) != name:  # not published (e.g. no room left for CURRENT): leave no orphan version behind
+            shutil.rmtree(final, ignore_errors=True)
+        raise
     _prune(root, keep={name, previous} - {None})
     _remember_verified(final, files)  # just checksummed: the first load need not hash the files again
     return final
