@@ -57,7 +57,8 @@ def cmd_index(args) -> int:
                               wait=args.wait)
         print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
     if papers.dangling:
-        print(f"dropped {papers.dangling} references to ids in no corpus file", file=sys.stderr)
+        print(f"dropped {papers.dangling} reference{'s' if papers.dangling != 1 else ''} to ids in no corpus file",
+              file=sys.stderr)
     return 0
 
 

@@ -198,12 +198,6 @@ def test_embeddings_saved_before_the_disk_filled_up_are_not_computed_again(tmp_p
     assert paper_count(root) == 600 and not list((root / "versions").glob(".staging-*"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "store/build.py's write_annoy does not set the Annoy file's space aside yet: Annoy's on-disk build writes "
-    "through a memory map, so a full disk is no error but a SIGBUS that kills the build (exit -7, no message, its "
-    "staging folder left taking the space until the next build). Fix: call versions.reserve_space(path, "
-    "versions.annoy_file_bytes(count, dim, ANNOY_TREES), 'the nearest-neighbour index') right after "
-    "annoy.on_disk_build; then remove this mark."))
 def test_no_room_for_the_nearest_neighbour_index_is_a_clean_error_not_a_crash(tmp_path, small_disk):
     """Every text is in the cache already, so the build gets to Annoy's file, which is what does not fit."""
     disk = small_disk(8 * KIB)

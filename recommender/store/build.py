@@ -15,7 +15,7 @@ import shutil
 from array import array
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sized
 
 import numpy as np
 from annoy import AnnoyIndex
@@ -110,7 +110,7 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
     english = get_encoder("sbert", max_tokens, runtime)
     staging = files.new_staging_dir(root)
     try:
-        position = _write_papers(staging, papers, on_progress)
+        position = _write_papers(staging, papers, on_progress, progress_bar)
         if not position:
             raise ValueError(f"no papers to index; nothing was published in {root}")
         if on_progress:
@@ -138,12 +138,16 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
         raise
 
 
-def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress | None) -> dict[str, int]:
+def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress | None,
+                  progress_bar: bool) -> dict[str, int]:
     """Stage every paper's record, columns and BM25 terms as it comes; each id's position."""
     position: dict[str, int] = {}
     columns, lexical = ColumnsWriter(), LexicalWriter(staging / "bm25")
-    with records.Writer(staging) as store:
+    total = len(papers) if isinstance(papers, Sized) else None
+    with records.Writer(staging) as store, tqdm(total=total, desc="papers", unit="paper", disable=not progress_bar,
+                                                miniters=records.CHUNK) as bar:
         for paper in papers:
+            bar.update()
             if paper.id in position:
                 raise ValueError(f"paper id {paper.id!r} appears twice; nothing was published")
             position[paper.id] = len(position)
@@ -183,13 +187,14 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
 
     Where `forests_from` has this field's forest, that file is linked instead and the vectors go into a `.npy`
     copy (see `add_to_index`)."""
-    stage = f"embedding ({encoder.name})"
+    stage, count = f"embedding ({encoder.name})", records.count(staging)
     missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
                   for chunk in records.staged_chunks(staging))
 
     def chunks() -> Iterator[np.ndarray]:
         embedded = 0
-        with tqdm(total=missing, desc=stage, unit="doc", disable=not progress_bar or not missing) as bar:
+        label = f"{stage}: {missing} new" if missing else f"vectors ({prefix}, cached)"
+        with tqdm(total=count, desc=label, unit="paper", disable=not progress_bar) as bar:
             for chunk in records.staged_chunks(staging):
                 done_here = [0]
 
@@ -201,9 +206,12 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
 
                 yield embed_with_cache([paper.text for paper in chunk], encoder, cache, progress=False,
                                        on_chunk=report)
+                bar.update(len(chunk) - done_here[0])
                 embedded += done_here[0]
 
     def building() -> None:
+        if progress_bar:
+            tqdm.write(f"building the nearest-neighbour forest ({prefix}, {ANNOY_TREES} trees) ...")
         if on_progress:
             on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
 
@@ -211,10 +219,10 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
     forest = forests_from / f"{prefix}.ann" if forests_from is not None else None
     if forest is not None and forest.is_file():
         _link(forest, staging / f"{prefix}.ann")
-        _write_vectors(staging / f"{prefix}.npy", chunks(), records.count(staging), encoder.dim)
+        _write_vectors(staging / f"{prefix}.npy", chunks(), count, encoder.dim)
         return
     rows = (vector for chunk in chunks() for vector in chunk)
-    write_annoy(staging / f"{prefix}.ann", rows, encoder.dim, on_build=building)
+    write_annoy(staging / f"{prefix}.ann", rows, encoder.dim, on_build=building, count=count)
 
 
 def _link(source: Path, target: Path) -> None:
@@ -239,11 +247,13 @@ def _write_vectors(path: Path, chunks: Iterable[np.ndarray], count: int, dim: in
 
 
 def write_annoy(path: Path, vectors: Iterable[np.ndarray], dim: int, n_jobs: int = -1,
-                on_build: Callable[[], None] | None = None) -> None:
+                on_build: Callable[[], None] | None = None, count: int | None = None) -> None:
     """An angular Annoy index of `vectors` (item i = the i-th vector, `ANNOY_TREES` trees), built straight into
     the file at `path` rather than in memory: the same bytes as an in-memory build and `save` (for the same
     trees), while its pages are the kernel's to write back instead of the build's own memory. `on_build` is
-    called when every vector is in and the trees are built.
+    called when every vector is in and the trees are built. Given the `count` of vectors, the file's disk space
+    is set aside first: Annoy writes through a memory map, where a full disk kills the process (SIGBUS) instead
+    of raising an error.
 
     The file is created here first, so it gets the permissions of every other file (Annoy creates its own
     readable by its owner only)."""
@@ -251,6 +261,8 @@ def write_annoy(path: Path, vectors: Iterable[np.ndarray], dim: int, n_jobs: int
     annoy = AnnoyIndex(dim, "angular")
     try:
         annoy.on_disk_build(str(path))
+        if count:
+            files.reserve_space(path, files.annoy_file_bytes(count, dim, ANNOY_TREES), "the nearest-neighbour index")
         for pos, vec in enumerate(vectors):
             annoy.add_item(pos, vec)
         if on_build:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from array import array
@@ -212,13 +213,16 @@ class LexicalWriter:
 
 class _ColumnFiles:
     """The CSC score and document arrays as files, mapped again for every step so that the pages written stay
-    the kernel's to write back rather than the build's memory."""
+    the kernel's to write back rather than the build's memory. Their disk space is allocated first: a full disk
+    while writing through a map would kill the process (SIGBUS) instead of raising an error."""
 
     def __init__(self, directory: Path, size: int, index_type):
         self.data_path = directory / "data.csc.index.npy"
         self.indices_path = directory / "indices.csc.index.npy"
         for path, dtype in ((self.data_path, np.float32), (self.indices_path, index_type)):
             np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,)).flush()
+            with open(path, "r+b") as handle:
+                os.posix_fallocate(handle.fileno(), 0, path.stat().st_size)
 
     def put(self, terms: np.ndarray, docs: np.ndarray, scores: np.ndarray, filled: np.ndarray) -> None:
         """Write pairs given in document order after the pairs already in each term's column (`filled`: where
