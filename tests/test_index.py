@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from recommender.store import versions
+from recommender.pipeline.retracted import RetractedPapers
 from recommender.store.index import Index
 from recommender.store.build import add_to_index, build_index
 from support.corpora import synthetic_papers
@@ -206,3 +207,18 @@ def test_write_atomic_replaces_whole_files_and_leaves_no_debris(tmp_path):
     with pytest.raises(OSError, match="disk full"):
         versions.write_atomic(target, fails_half_way)
     assert np.load(target).tolist() == [0, 1, 2] and [p.name for p in tmp_path.iterdir()] == ["model.bin"]
+
+
+def test_records_flagged_retracted_are_a_column_read_without_the_records(tmp_path, monkeypatch):
+    papers = synthetic_papers(4)
+    papers[1].extra["is_retracted"] = True
+    papers[2].extra["is_retracted"] = "1"  # not a flag: a string
+    papers[3].extra["is_retracted"] = False
+    build_index(papers, tmp_path / "idx", progress_bar=False)
+    index = Index.load(tmp_path / "idx")
+    try:
+        assert index.flagged_retracted.tolist() == [1]
+        monkeypatch.setattr(Index, "record_fields", lambda *_: pytest.fail("the records were read"))
+        assert RetractedPapers(index, store=None).flagged == {1}
+    finally:
+        index.close()

@@ -44,6 +44,12 @@ def date_key(paper: Paper) -> int:
     return int(digits) if len(digits) == 8 and digits.isdigit() else 0
 
 
+def is_retracted(paper: Paper) -> bool:
+    """Whether the paper's record flags it retracted (`is_retracted`: true, as OpenAlex writes it, or 1)."""
+    flag = paper.extra.get("is_retracted")
+    return not isinstance(flag, str) and flag == 1
+
+
 def build_index(papers: Iterable[Paper], root: Path | str, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                 multilingual: bool = False, on_progress: Progress | None = None,
                 progress_bar: bool = True, source: dict | None = None, wait: float = 0.0,
@@ -153,7 +159,7 @@ def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress 
             position[paper.id] = len(position)
             store.add(paper)
             columns.add(paper.id, paper.title, paper.authors, paper.venue, paper.doi,
-                        paper.year if isinstance(paper.year, int) else 0, date_key(paper))
+                        paper.year if isinstance(paper.year, int) else 0, date_key(paper), is_retracted(paper))
             lexical.add(lexical_text(paper))
             if on_progress and len(position) % records.CHUNK == 0:
                 on_progress("papers", len(position), 0)

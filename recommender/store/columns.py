@@ -108,6 +108,7 @@ class Columns:
     dois: Sequence[str]
     years: np.ndarray  # int32, 0 when unknown
     dates: np.ndarray  # int64 YYYYMMDD, 0 when unknown
+    retracted: np.ndarray | None = None  # positions whose record says `is_retracted`; None: not stored (older)
 
 
 class _TextWriter:
@@ -134,15 +135,18 @@ class ColumnsWriter:
         self.texts = {name: _TextWriter() for name in ("ids", "titles", "dois", "authors")}
         self.author_starts = array("q", [0])
         self.venue_codes, self.venues = array("i"), {}
-        self.years, self.dates = array("i"), array("q")
+        self.years, self.dates, self.retracted = array("i"), array("q"), array("q")
 
-    def add(self, id: str, title: str, authors: list[str], venue: str, doi: str, year: int, date: int) -> None:
+    def add(self, id: str, title: str, authors: list[str], venue: str, doi: str, year: int, date: int,
+            retracted: bool = False) -> None:
         for name, text in (("ids", id), ("titles", title), ("dois", doi)):
             self.texts[name].add(text)
         for name in authors:
             self.texts["authors"].add(name)
         self.author_starts.append(self.author_starts[-1] + len(authors))
         self.venue_codes.append(self.venues.setdefault(venue or "", len(self.venues)))
+        if retracted:
+            self.retracted.append(len(self.years))
         self.years.append(year)
         self.dates.append(date)
 
@@ -163,6 +167,7 @@ class ColumnsWriter:
         np.save(folder / "venues.codes.npy", rank[np.frombuffer(self.venue_codes, dtype=np.int32)])
         np.save(folder / "years.npy", np.frombuffer(self.years, dtype=np.int32))
         np.save(folder / "dates.npy", np.frombuffer(self.dates, dtype=np.int64))
+        np.save(folder / "retracted.npy", np.frombuffer(self.retracted, dtype=np.int64))
 
 
 def _load_text(folder: Path, name: str) -> TextColumn:
@@ -176,9 +181,10 @@ def _load_text(folder: Path, name: str) -> TextColumn:
 def write_columns(version: Path, columns: Columns) -> None:
     """Write whole columns into `version`/columns (format 3), as `ColumnsWriter` does paper after paper."""
     writer = ColumnsWriter()
-    for row in zip(columns.ids, columns.titles, columns.authors, columns.venues, columns.dois, columns.years,
-                   columns.dates):
-        writer.add(*row)
+    retracted = set(columns.retracted.tolist()) if columns.retracted is not None else set()
+    for pos, row in enumerate(zip(columns.ids, columns.titles, columns.authors, columns.venues, columns.dois,
+                                  columns.years, columns.dates)):
+        writer.add(*row, retracted=pos in retracted)
     writer.write(version)
 
 
@@ -191,7 +197,8 @@ def read_columns(version: Path) -> Columns:
                       venues=CodedColumn(_load_text(folder, "venues"),
                                          np.load(folder / "venues.codes.npy", mmap_mode="r")),
                       dois=_load_text(folder, "dois"),
-                      years=np.load(folder / "years.npy"), dates=np.load(folder / "dates.npy"))
+                      years=np.load(folder / "years.npy"), dates=np.load(folder / "dates.npy"),
+                      retracted=np.load(folder / "retracted.npy") if (folder / "retracted.npy").is_file() else None)
     n = len(columns.ids)
     if {len(columns.titles), len(columns.authors), len(columns.venues), len(columns.dois), len(columns.years),
             len(columns.dates)} != {n}:

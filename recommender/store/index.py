@@ -61,6 +61,7 @@ class Index:
         columns = read_meta_json(version) if manifest["format_version"] == 2 else read_columns(version)
         self.ids, self.titles, self.authors = columns.ids, columns.titles, columns.authors
         self.venues, self.dois, self.years, self.dates = columns.venues, columns.dois, columns.years, columns.dates
+        self.flagged_retracted = columns.retracted
         self.lexical = LexicalIndex.load(version / "bm25")
         self.graph = CitationGraph.load(version / "graph.npz")
         self.annoy, self.dense = self._load_field("dense")
