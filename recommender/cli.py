@@ -20,10 +20,10 @@ from recommender.terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
 from recommender.pipeline.user_input import split_authors
 
 
-def _read_corpus(paths: list[str], strict: bool) -> CorpusStream:
+def _read_corpus(paths: list[str], strict: bool, adding: bool) -> CorpusStream:
     """Validate every corpus file and report its problems; the papers are read again while the index is built
-    (ids repeated across files: the first wins)."""
-    stream = CorpusStream(paths, strict=strict)
+    (ids repeated across files: the first wins; papers being added keep references to the index's papers)."""
+    stream = CorpusStream(paths, strict=strict, keep_references=adding)
     for result in stream.results:
         for problem in result.problems[:20]:
             print(problem, file=sys.stderr)
@@ -36,7 +36,7 @@ def _read_corpus(paths: list[str], strict: bool) -> CorpusStream:
 def cmd_index(args) -> int:
     unchanged = "; the live index is unchanged" if (Path(args.out) / "CURRENT").is_file() else ""
     try:
-        papers = _read_corpus(args.corpus, args.strict)
+        papers = _read_corpus(args.corpus, args.strict, args.add)
     except CorpusError as exc:
         raise CorpusError(f"{exc}; nothing was published{unchanged}") from exc
     if not len(papers):

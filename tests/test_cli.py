@@ -123,3 +123,20 @@ def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_p
     assert len(list(Recommender.load(root).recommend(Query(title="A study of retrieval", k=3)))) == 3
     assert "added 700 papers" in run("index", more, "--add", "--out", root).stdout  # the lock died with it
     assert len(Index.load(root)) == 710 and not list((root / "versions").glob(".staging-*"))
+
+
+def test_papers_added_keep_their_references_to_the_indexs_papers(tmp_path):
+    """`index --add`: a new paper's references to papers already indexed become links of the graph (the added
+    file alone knows none of those ids)."""
+    first, more, out = tmp_path / "first.jsonl", tmp_path / "more.jsonl", tmp_path / "idx"
+    first.write_text("\n".join(json.dumps(p.to_dict()) for p in synthetic_papers(4)) + "\n", encoding="utf-8")
+    added = {"id": "new", "title": "A new study of retrieval", "references": ["p0", "p2", "nowhere"]}
+    more.write_text(json.dumps(added) + "\n", encoding="utf-8")
+    run("index", first, "--out", out)
+    assert "added 1 papers" in run("index", more, "--add", "--out", out).stdout
+    index = Index.load(out)
+    try:
+        cited = index.graph.references_of(index.position["new"]).tolist()
+        assert sorted(index.ids[p] for p in cited) == ["p0", "p2"]
+    finally:
+        index.close()

@@ -3,7 +3,8 @@
 `CorpusStream(paths)` reads every file once: it validates each record and reports problems as `load_corpus`
 does, and learns which ids exist. Iterating it reads the files again and yields each id's first valid paper
 (a later file's repeat is skipped, as the command line's `index` has always done), with references to ids in
-no file dropped; those are counted (`dangling`) instead of reported paper by paper.
+no file dropped; those are counted (`dangling`) instead of reported paper by paper. Papers to be added to an
+index keep all their references (`keep_references`): the build resolves them against the index's papers too.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from recommender.paper import Paper
 class CorpusStream:
     """The papers of corpus files, validated once and read again on every iteration (see the module)."""
 
-    def __init__(self, paths: list[str | Path], strict: bool = False):
+    def __init__(self, paths: list[str | Path], strict: bool = False, keep_references: bool = False):
+        self.keep_references = keep_references
         self.files = [(Path(path), check_file(Path(path))) for path in paths]
         self.results: list[LoadResult] = []
         self.ids: set[str] = set()
@@ -44,6 +46,9 @@ class CorpusStream:
                 if paper.id in given:
                     continue
                 given.add(paper.id)
+                if self.keep_references:
+                    yield paper
+                    continue
                 known = [ref for ref in paper.references if ref in self.ids]
                 self.dangling += len(paper.references) - len(known)
                 paper.references = known
