@@ -126,7 +126,7 @@ class LineSampler:
             frame = sys._current_frames().get(self.main)
             while frame is not None and frame.f_code.co_filename != target:
                 frame = frame.f_back
-            if frame is not None:
+            if frame is not None and frame.f_lineno is not None:  # None while a frame starts or ends
                 line = linecache.getline(target, frame.f_lineno).strip()
                 self.counts[f"{frame.f_code.co_name}: {line[:90]}"] += 1
 
