@@ -12,7 +12,8 @@ def bar(label: str):
     slot = st.empty()
 
     def report(stage: str, done: int, total: int) -> None:
-        slot.progress(min(done / total, 1.0) if total else 0.0, text=f"{label} — {stage} ({done:,}/{total:,})")
+        count = f"{done:,}/{total:,}" if total else f"{done:,}"  # total 0: not known yet
+        slot.progress(min(done / total, 1.0) if total else 0.0, text=f"{label} — {stage} ({count})")
 
     try:
         yield report

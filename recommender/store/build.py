@@ -162,7 +162,7 @@ def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress 
                         paper.year if isinstance(paper.year, int) else 0, date_key(paper), is_retracted(paper))
             lexical.add(lexical_text(paper))
             if on_progress and len(position) % records.CHUNK == 0:
-                on_progress("papers", len(position), 0)
+                on_progress("papers", len(position), total or 0)
     columns.write(staging)  # fsynced by publish
     if on_progress:
         on_progress("lexical index", 0, 1)
