@@ -186,15 +186,13 @@ class LexicalWriter:
             np.cumsum(self.document_counts, out=indptr[1:])
             np.save(self.directory / "indptr.csc.index.npy", indptr)
             columns = _ColumnFiles(self.directory, int(indptr[-1]), index_type)
-            terms_file = np.memmap(scratch, dtype=np.int32, mode="r") if scratch.stat().st_size else np.zeros(0, np.int32)
             filled = indptr[:-1].astype(np.int64)
-            for first, last, terms, counts, per_doc in _steps(terms_file, lengths, n_terms, self.PAIRS_PER_STEP):
+            for first, last, terms, counts, per_doc in _steps(scratch, lengths, n_terms, self.PAIRS_PER_STEP):
                 docs = np.repeat(np.arange(first, last, dtype=np.int64), per_doc)
                 tf = counts.astype(np.float64)
                 tfc = tf / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths[docs] / average) + tf)
                 scores = (idf[terms].astype(np.float64) * tfc).astype(np.float32)
                 columns.put(terms, docs, scores, filled)
-            del terms_file
             self._write_params(n_docs)
         finally:
             scratch.unlink(missing_ok=True)
@@ -238,15 +236,18 @@ class _ColumnFiles:
         filled += np.bincount(terms, minlength=len(filled))
 
 
-def _steps(terms: np.ndarray, lengths: np.ndarray, n_terms: int, step: int):
+def _steps(scratch: Path, lengths: np.ndarray, n_terms: int, step: int):
     """(first, last document, then `distinct_pairs` of documents first..last-1) for whole documents, about `step`
-    terms at a time."""
+    terms at a time, read from the scratch file of term ids (each step's read, not mapped: the file's pages
+    never pile up in the build's resident memory)."""
     ends = np.cumsum(lengths)
     starts = ends - lengths
     first = 0
     while first < len(lengths):
         last = max(first + 1, int(np.searchsorted(ends, starts[first] + step, side="right")))
-        yield (first, last, *distinct_pairs(terms[starts[first]:ends[last - 1]], lengths[first:last], n_terms))
+        begin, end = int(starts[first]), int(ends[last - 1])
+        terms = np.fromfile(scratch, dtype=np.int32, count=end - begin, offset=begin * 4)
+        yield (first, last, *distinct_pairs(terms, lengths[first:last], n_terms))
         first = last
 
 
