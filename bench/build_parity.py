@@ -3,8 +3,10 @@
     python -m bench.build_parity --a DIR/100000/index-old --b DIR/100000/index --queries DIR/100000/queries.json
 
 For the streaming build (issue 30): A is an index built by the code before it, B by the code after, both from
-the same corpus and embedding cache (`bench/scale.py` writes both). Also compares the index files that hold
-no build-dependent order (columns, BM25 arrays, graph, the Annoy items). Results: bench/results/build_parity.json.
+the same corpus and embedding cache (`bench/scale.py` writes both). For an addition: A a full build, B the same
+papers built in two steps (`index --add`). Also compares the index files that hold no build-dependent order
+(columns, BM25 arrays, graph, the vectors), and gives the mean share of A's top 10 in B's. Results:
+bench/results/build_parity.json.
 """
 from __future__ import annotations
 
@@ -67,7 +69,9 @@ def main() -> None:
         report["modes"][mode] = {
             "queries": len(pairs),
             "identical_top10_ids_and_scores": sum(x == y for x, y in pairs),
-            "identical_top10_ids": sum([i for i, _ in x] == [i for i, _ in y] for x, y in pairs)}
+            "identical_top10_ids": sum([i for i, _ in x] == [i for i, _ in y] for x, y in pairs),
+            "mean_top10_overlap": round(float(np.mean([len({i for i, _ in x} & {i for i, _ in y}) / max(len(x), 1)
+                                                       for x, y in pairs])), 4)}
     report["files_identical"] = same_files(args.a, args.b)
     args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report, indent=1))
