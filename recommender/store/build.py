@@ -102,10 +102,23 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
             same_model = encoder_name(options["max_tokens"], options["runtime"]) == manifest["model"]
             if same_model and outside <= MERGE_SHARE * index.annoy.get_n_items():
                 options["forests_from"] = index.version
-            papers = itertools.chain(index.iter_papers(), added.values())
+            papers = _Stream(itertools.chain(index.iter_papers(), added.values()), len(index) + len(added))
             return _build_locked(papers, root, **options), len(added)
         finally:
             index.close()
+
+
+class _Stream:
+    """Papers to be read once, with their number known beforehand (for progress bars)."""
+
+    def __init__(self, papers: Iterable[Paper], count: int):
+        self.papers, self.count = papers, count
+
+    def __iter__(self) -> Iterator[Paper]:
+        return iter(self.papers)
+
+    def __len__(self) -> int:
+        return self.count
 
 
 def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
