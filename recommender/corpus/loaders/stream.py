@@ -46,12 +46,10 @@ class CorpusStream:
                 if paper.id in given:
                     continue
                 given.add(paper.id)
-                if self.keep_references:
-                    yield paper
-                    continue
-                known = [ref for ref in paper.references if ref in self.ids]
-                self.dangling += len(paper.references) - len(known)
-                paper.references = known
+                if not self.keep_references:
+                    known = [ref for ref in paper.references if ref in self.ids]
+                    self.dangling += len(paper.references) - len(known)
+                    paper.references = known
                 yield paper
 
 
