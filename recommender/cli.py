@@ -287,8 +287,7 @@ def cmd_milvus_load(args) -> int:
     index = Index.load(args.index)
     head = None if args.no_tuned else load_head(index.root, index.dense.shape[1])
     report = load_index(index, target, head, batch=args.batch, segment_rows=args.segment_rows)
-    note = f"; {report.truncated} papers' BM25 terms cut to 65,535 bytes" if report.truncated else ""
-    print(f"loaded {report.papers} papers into {target} ({report.collection}) in {report.seconds:.1f} s{note}")
+    print(f"loaded {report.papers} papers into {target} ({report.collection}) in {report.seconds:.1f} s")
     return 0
 
 

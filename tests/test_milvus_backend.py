@@ -17,7 +17,7 @@ from pymilvus import MilvusClient  # noqa: E402
 
 from support.app_helpers import open_app  # noqa: E402
 from recommender import Query, Recommender, cli  # noqa: E402
-from recommender.backends import BackendError, Filters, open_backend  # noqa: E402
+from recommender.backends import BackendError, Filters, milvus, open_backend  # noqa: E402
 from recommender.backends.milvus import parse_target  # noqa: E402
 from recommender.backends.milvus_load import load_index  # noqa: E402
 from recommender.config import METHODS  # noqa: E402
@@ -27,6 +27,7 @@ from recommender.paper import Paper  # noqa: E402
 from recommender.pipeline.learned import EncoderHead  # noqa: E402
 from recommender.store.build import add_to_index, build_index  # noqa: E402
 from recommender.store.index import Index  # noqa: E402
+from recommender.store.lexical import lexical_text  # noqa: E402
 
 QUERIES = [
     Query(title="Citation recommendation", abstract="We recommend references for a draft paper from its abstract."),
@@ -95,10 +96,37 @@ def test_load_writes_every_paper_and_records_what_it_was_built_from(small_index,
     assert props["citrec.index_version"] == index.version.name and props["citrec.papers"] == str(len(index))
     assert props["citrec.dense"] == f"{index.manifest['model']}:384"
     assert props["citrec.multilingual"] == "use-multilingual-v3:512"
+    assert props["citrec.format"] == "2"
     client.load_collection("papers")
-    rows = client.query("papers", filter="pos >= 0", output_fields=["pos", "terms"])
+    rows = client.query("papers", filter="pos >= 0", output_fields=["pos", "bm25"])
     assert sorted(r["pos"] for r in rows) == list(range(len(index)))
-    assert all(r["terms"] == r["terms"].lower() and "'" not in r["terms"] for r in rows)
+    weights_of, papers_of, indptr = index.lexical.postings()
+    for row, paper in zip(sorted(rows, key=lambda r: r["pos"]), index.papers(range(len(index)))):
+        weights = {int(term): value for term, value in row["bm25"].items()}
+        assert set(weights) == set(index.lexical.term_counts(lexical_text(paper)))  # its terms, each once
+        for term, value in weights.items():  # the weight of the in-process BM25 matrix
+            column = slice(indptr[term], indptr[term + 1])
+            in_process = dict(zip(papers_of[column].tolist(), weights_of[column].tolist()))
+            assert value == pytest.approx(in_process[row["pos"]], rel=1e-6)
+
+
+def test_bm25_needs_no_single_segment(small_index, small_recommender, tmp_path):
+    """Milvus's own BM25 keeps its statistics per segment (milvus-lite) or shard (a server): a collection split
+    into segments would rank differently from the in-process engine. The stored weights are the index's."""
+    path = tmp_path / "segments.db"
+    load_index(small_recommender.index, target(path), batch=4, segment_rows=4, progress=False)
+    client = MilvusClient(str(path))
+    manifest = next((path / "collections").glob("*/manifest.json"))
+    assert len(json.loads(manifest.read_text())["partitions"]["_default"]["data_files"]) > 2
+    client.close()
+    on_segments = Recommender.load(small_index, f"milvus:{path}")
+    for method in ("bm25", "hybrid+graph", "full"):
+        for query in QUERIES:
+            here = small_recommender.rank(query, METHODS[method], k=10)
+            there = on_segments.rank(query, METHODS[method], k=10)
+            assert there.positions == here.positions, (method, query)
+            np.testing.assert_allclose(there.scores, here.scores, atol=1e-5)
+    on_segments.backend.close()
 
 
 @pytest.mark.parametrize("method", METHOD_NAMES)
@@ -249,6 +277,16 @@ def test_a_collection_built_with_another_encoder_or_index_version_is_refused(sma
     add_to_index([Paper.from_dict({"id": "new", "title": "A new paper on retrieval"})], grown)
     with pytest.raises(BackendError, match=r"holds index version v\S+ \(10 papers\), but .* \(11 papers\).*milvus-load"):
         Recommender.load(grown, f"milvus:{path}")
+
+
+def test_a_collection_of_an_earlier_format_is_refused(small_index, tmp_path, monkeypatch):
+    path = tmp_path / "old.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(milvus, "FORMAT", "1")
+        load_index(Index.load(small_index), target(path), progress=False)
+    with pytest.raises(BackendError, match=r"written in format 1 by an earlier milvus-load; this version reads "
+                                           r"format 2; run `python -m recommender milvus-load"):
+        Recommender.load(small_index, f"milvus:{path}")
 
 
 def test_bad_backend_uris_are_refused(small_index):

@@ -1,5 +1,6 @@
-"""Candidate retrieval on Milvus: BM25 through Milvus's full-text search and nearest neighbours in HNSW indexes,
-both filtered by Milvus on scalar fields; our own fusion combines them as for the in-process engine.
+"""Candidate retrieval on Milvus: BM25 as inner products with sparse vectors of the index's own BM25 weights, and
+nearest neighbours in HNSW indexes, both filtered by Milvus on scalar fields; our own fusion combines them as for
+the in-process engine.
 
 `--backend milvus:./papers.db` opens the embedded milvus-lite (a directory ending in .db, one process at a time);
 `--backend milvus://host:19530` a Milvus server (`milvus://user:password@host:19530` with authentication). Either
@@ -11,15 +12,18 @@ atomically and a failed one leaves the old in place):
     pos            INT64 primary key: the paper's position in the index, the engine's id for it
     year, date     INT32 year (0: unknown), INT64 YYYYMMDD (0: none)
     venue          INT32: the rank of the paper's venue name among the index's distinct venue names
-    terms          VARCHAR: the paper's BM25 terms as `lexical.analyze` makes them (apostrophes as "_"), space-
-                   separated. Milvus's standard analyzer only splits them again, so BM25 in Milvus sees exactly our
-                   terms (Porter stems, Lucene stop words), where its own analyzers would stem differently.
-    bm25           SPARSE_FLOAT_VECTOR: Milvus's BM25 function of `terms` (k1 and b as config.BM25_K1 / BM25_B)
+    bm25           SPARSE_FLOAT_VECTOR, inner product: the paper's BM25 weight of each of its terms (the dimension is
+                   the term's id in the index's BM25 vocabulary), read from the index's BM25 matrix: idf times the
+                   term-frequency part, with the whole corpus's document frequencies and average length. A query's
+                   vector holds the counts of its terms (`lexical.analyze`'s, as in process), so the inner product
+                   is the in-process BM25 score however Milvus splits the collection into segments and shards.
+                   (Milvus's own BM25 function, used by format 1, keeps its statistics per segment in milvus-lite,
+                   which cuts 10^5 papers into three segments, and per shard on a server.)
     dense, multilingual, tuned   FLOAT_VECTOR, COSINE, HNSW: the index's vectors (tuned: through the trained head)
 
-Paper records, the citation graph and the term statistics for explanations and reranker features stay in the
-index directory. The collection's properties record what it was built from; a collection built from another
-index version or with other encoders is refused with a message that says so.
+Paper records, the citation graph and the BM25 vocabulary and term statistics (query terms, explanations,
+reranker features) stay in the index directory. The collection's properties record what it was built from; a
+collection built from another index version or with other encoders is refused with a message that says so.
 """
 from __future__ import annotations
 
@@ -33,16 +37,18 @@ import numpy as np
 
 from recommender.backends.base import Backend, BackendError, Filters, Scores
 from recommender.config import BM25_B, BM25_K1, BM25_STOPWORDS
-from recommender.store.lexical import analyze
 
 DEFAULT_COLLECTION = "papers"
-FORMAT = "1"
+FORMAT = "2"
 CONNECT_TIMEOUT = 10.0  # seconds to reach a server
 CALL_TIMEOUT = 60.0     # seconds for one search or query
 HNSW_BUILD = {"M": 16, "efConstruction": 200}
 HNSW_MIN_EF = 256       # search breadth: at least this, and at least twice the neighbours asked for
 MAX_LIMIT = 16384       # Milvus's largest top-k: longer id lists are asked in chunks
 DENSE_FIELDS = ("dense", "multilingual", "tuned")
+SPARSE_SEARCH = {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}}  # every term of the query counts
+EMPTY_TERMS = 2 ** 32 - 2  # the one dimension of a paper without BM25 terms (Milvus refuses an empty sparse row);
+                           # no term id reaches it, so no query scores it
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
 
 
@@ -110,10 +116,9 @@ def connect(target: MilvusTarget, create: bool = False):
 
 
 # -- what a collection holds, and what it was built from ---------------------------------------------------
-def milvus_terms(text: str) -> str:
-    """The BM25 terms of a text as Milvus stores and searches them: `lexical.analyze`'s terms, space-separated,
-    with apostrophes (kept inside words like "don't") as "_" so that Milvus's standard tokenizer keeps each whole."""
-    return " ".join(term.replace("'", "_") for term in analyze(text))
+def query_vector(lexical, text: str) -> dict[int, float]:
+    """A text's BM25 query as a sparse vector: how often it holds each of its terms (pymilvus takes floats)."""
+    return {int(term): float(count) for term, count in lexical.term_counts(text).items()}
 
 
 def head_fingerprint(head) -> str:
@@ -161,8 +166,11 @@ def properties(index, head) -> dict[str, str]:
 
 def mismatch(found: dict[str, str], index, head, target: MilvusTarget) -> str:
     """Why a collection with properties `found` cannot serve this index and head ("" when it can)."""
-    if found.get("citrec.format") != FORMAT:
-        return f"{target} was not written by `python -m recommender milvus-load` (format {found.get('citrec.format')})"
+    written = found.get("citrec.format")
+    if written is None:
+        return f"{target} was not written by `python -m recommender milvus-load`"
+    if written != FORMAT:
+        return f"{target} was written in format {written} by an earlier milvus-load; this version reads format {FORMAT}"
     for field, (encoder, dim) in dense_fields(index, head).items():
         have = found.get(f"citrec.{field}")
         if have is None:
@@ -242,7 +250,7 @@ class MilvusBackend(Backend):
 
     # -- the two searches ----------------------------------------------------------------------------------
     def lexical(self, texts: list[tuple[str, float]], filters: Filters) -> Scores:
-        return LexicalScores(self, [(milvus_terms(text), weight) for text, weight in texts], filters)
+        return LexicalScores(self, [(query_vector(self.index.lexical, text), weight) for text, weight in texts], filters)
 
     def nearest(self, field: str, vector: np.ndarray, filters: Filters) -> Scores:
         if field not in DENSE_FIELDS:
@@ -250,7 +258,7 @@ class MilvusBackend(Backend):
         return NearestScores(self, field, np.asarray(vector, dtype=np.float32), filters)
 
     def search(self, field: str, data: list, limit: int, expr: str, params: dict) -> list[dict[int, float]]:
-        """One search of several queries: per query, position -> score (a BM25 score or a cosine)."""
+        """One search of several queries: per query, position -> score (an inner product or a cosine)."""
         out = [{} for _ in data]
         if not data or limit <= 0:
             return out
@@ -260,10 +268,9 @@ class MilvusBackend(Backend):
                                          timeout=CALL_TIMEOUT)
         except self.failure as exc:
             raise milvus_error(self.target, f"{field} search", exc) from exc
-        sign = abs if params.get("metric_type") == "BM25" else float  # milvus-lite reports BM25 scores negated
         for found, hits in zip(out, results):
             for hit in hits:
-                found[int(hit["pos"])] = sign(float(hit["distance"]))
+                found[int(hit["pos"])] = float(hit["distance"])
         return out
 
     def vectors(self, field: str, positions: list[int]) -> dict[int, np.ndarray]:
@@ -281,68 +288,67 @@ class MilvusBackend(Backend):
 
 
 class LexicalScores(Scores):
-    """BM25 of weighted texts in Milvus. Each text is searched for its best papers under the filters; its scale is
-    its best score over the whole corpus; the papers of the union of the texts' lists get every text's score (one
-    search restricted to them), so the combined list is that of the in-process engine, except for a paper that is
-    in no text's top n but would make the combined top n."""
+    """BM25 of weighted texts in Milvus. Each text's scale is its best score over the whole corpus (one search of
+    every text's vector for its best paper); the inner product being linear, the sum of the texts' vectors, each
+    times its weight over its scale, then scores every paper as the in-process engine combines the texts: one
+    search of it gives the combined top n under the filters, another restricted to given papers their scores. (One
+    text with no filter: its own search gives its top n and its scale at once.)"""
 
-    def __init__(self, backend: MilvusBackend, texts: list[tuple[str, float]], filters: Filters):
+    def __init__(self, backend: MilvusBackend, texts: list[tuple[dict[int, float], float]], filters: Filters):
         self.backend, self.filters = backend, filters
-        self.texts = [(terms, weight) for terms, weight in texts if terms]  # no terms: no score anywhere
-        self.known: list[dict[int, float]] = [{} for _ in self.texts]  # raw BM25 per text; absent: not yet asked
-        self.scales: list[float] | None = None
+        self.texts = [(terms, weight) for terms, weight in texts if terms]  # no known term: no score anywhere
+        self.combined: dict[int, float] | None = None  # the query vector, once the scales are known
+        self.known: dict[int, float] = {}
         self.ranked, self.depth = np.zeros(0, dtype=np.int64), 0
+
+    def vector(self) -> dict[int, float]:
+        if self.combined is None:
+            best = self.backend.search("bm25", [terms for terms, _ in self.texts], 1, "", SPARSE_SEARCH)
+            combined: dict[int, float] = {}
+            for (terms, weight), found in zip(self.texts, best):
+                scale = max(found.values(), default=0.0)
+                if scale > 0 and weight != 0:
+                    for term, count in terms.items():
+                        combined[term] = combined.get(term, 0.0) + weight * count / scale
+            self.combined = {term: value for term, value in combined.items() if value != 0}
+        return self.combined
 
     def top(self, n: int) -> np.ndarray:
         if n <= self.depth or len(self.ranked) < self.depth:  # asked deeper before (or the list ran out)
             return self.ranked[:n]
         if not self.texts or n <= 0:
             return np.zeros(0, dtype=np.int64)
-        expr = self.backend.expression(self.filters)
-        terms = [t for t, _ in self.texts]
-        found = self.backend.search("bm25", terms, min(n, MAX_LIMIT), expr, {"metric_type": "BM25"})
-        if self.scales is None:
-            best = found if not self.filters.restrictive else self.backend.search("bm25", terms, 1, "",
-                                                                                   {"metric_type": "BM25"})
-            self.scales = [max(scores.values(), default=0.0) for scores in best]
-        for known, scores in zip(self.known, found):
-            known.update(scores)
-        union = sorted(set().union(*found))
-        if len(self.texts) > 1:
-            self.fill(union)
-        combined = self.combine(union)
-        order = np.argsort(-combined, kind="stable")
-        keep = order[combined[order] > 0][:n]
-        self.ranked, self.depth = np.asarray(union, dtype=np.int64)[keep], n
+        if self.combined is None and len(self.texts) == 1 and not self.filters.restrictive:
+            found = self.first_search(min(n, MAX_LIMIT))
+        else:
+            vector = self.vector()
+            found = self.backend.search("bm25", [vector], min(n, MAX_LIMIT), self.backend.expression(self.filters),
+                                        SPARSE_SEARCH)[0] if vector else {}
+        self.known.update(found)
+        ranked = sorted(found, key=lambda p: (-found[p], p))
+        self.ranked, self.depth = np.asarray([p for p in ranked if found[p] > 0], dtype=np.int64), n
         return self.ranked
 
-    def fill(self, positions: list[int]) -> None:
-        """Ask Milvus for every text's score of the positions some text does not know yet (one search restricted
-        to them; 0 where a text shares nothing with a paper)."""
-        missing = [p for p in positions if any(p not in known for known in self.known)]
-        terms = [t for t, _ in self.texts]
-        for start in range(0, len(missing), MAX_LIMIT):
-            chunk = missing[start:start + MAX_LIMIT]
-            found = self.backend.search("bm25", terms, len(chunk), f"pos in {chunk}", {"metric_type": "BM25"})
-            for known, scores in zip(self.known, found):
-                known.update({p: scores.get(p, 0.0) for p in chunk})
-
-    def combine(self, positions: list[int]) -> np.ndarray:
-        total = np.zeros(len(positions), dtype=np.float32)
-        for (terms, weight), known, scale in zip(self.texts, self.known, self.scales or []):
-            if scale > 0:
-                raw = np.array([known.get(p, 0.0) for p in positions], dtype=np.float32)
-                total += weight * (raw / np.float32(scale))
-        return total
+    def first_search(self, limit: int) -> dict[int, float]:
+        """One text, every paper allowed: its best papers also give its scale (one search instead of two)."""
+        (terms, weight), = self.texts
+        found = self.backend.search("bm25", [terms], limit, "", SPARSE_SEARCH)[0]
+        scale = max(found.values(), default=0.0)
+        if scale <= 0 or weight == 0:
+            self.combined = {}
+            return {}
+        self.combined = {term: weight * count / scale for term, count in terms.items()}
+        return {pos: weight * score / scale for pos, score in found.items()}
 
     def of(self, positions: np.ndarray) -> np.ndarray:
         positions = [int(p) for p in positions]
-        if not self.texts:
-            return np.zeros(len(positions), dtype=np.float32)
-        if self.scales is None:
-            self.top(1)
-        self.fill(positions)
-        return self.combine(positions)
+        vector = self.vector() if self.texts else {}
+        missing = [p for p in positions if p not in self.known] if vector else []
+        for start in range(0, len(missing), MAX_LIMIT):  # 0 where a paper shares no term with the query
+            chunk = missing[start:start + MAX_LIMIT]
+            found = self.backend.search("bm25", [vector], len(chunk), f"pos in {chunk}", SPARSE_SEARCH)[0]
+            self.known.update({p: found.get(p, 0.0) for p in chunk})
+        return np.array([self.known.get(p, 0.0) for p in positions], dtype=np.float32)
 
 
 class NearestScores(Scores):

@@ -15,13 +15,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from recommender.backends.base import BackendError
-from recommender.config import BM25_B, BM25_K1
-from recommender.store.lexical import lexical_text
-from recommender.backends.milvus import (CALL_TIMEOUT, HNSW_BUILD, MilvusTarget, connect, dense_fields, milvus_error, milvus_terms,
-                     properties, venue_names)
+from recommender.backends.milvus import (CALL_TIMEOUT, EMPTY_TERMS, HNSW_BUILD, MilvusTarget, connect, dense_fields,
+                                         milvus_error, properties, venue_names)
 
 BATCH = 1000          # rows per insert call
-MAX_TERMS_BYTES = 65535  # Milvus's longest VARCHAR
 
 
 @dataclass
@@ -29,7 +26,6 @@ class LoadReport:
     collection: str
     papers: int
     seconds: float
-    truncated: int  # papers whose BM25 terms were cut to fit a VARCHAR
 
 
 def physical_name(target: MilvusTarget, index) -> str:
@@ -38,22 +34,17 @@ def physical_name(target: MilvusTarget, index) -> str:
 
 
 def schema(client, index, head):
-    """The collection's fields, its BM25 function, and the index parameters of the searched fields."""
-    from pymilvus import DataType, Function, FunctionType
+    """The collection's fields and the index parameters of the searched fields."""
+    from pymilvus import DataType
 
     fields = client.create_schema(auto_id=False, enable_dynamic_field=False)
     fields.add_field("pos", DataType.INT64, is_primary=True)
     fields.add_field("year", DataType.INT32)
     fields.add_field("date", DataType.INT64)
     fields.add_field("venue", DataType.INT32)
-    fields.add_field("terms", DataType.VARCHAR, max_length=MAX_TERMS_BYTES, enable_analyzer=True,
-                     analyzer_params={"tokenizer": "standard"})
     fields.add_field("bm25", DataType.SPARSE_FLOAT_VECTOR)
-    fields.add_function(Function(name="bm25_of_terms", function_type=FunctionType.BM25, input_field_names=["terms"],
-                                 output_field_names=["bm25"]))
     indexes = client.prepare_index_params()
-    indexes.add_index(field_name="bm25", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
-                      params=build_params({"bm25_k1": BM25_K1, "bm25_b": BM25_B}))
+    indexes.add_index(field_name="bm25", index_type="SPARSE_INVERTED_INDEX", metric_type="IP", params=build_params({}))
     for field, (_, dim) in dense_fields(index, head).items():
         fields.add_field(field, DataType.FLOAT_VECTOR, dim=dim)
         indexes.add_index(field_name=field, index_type="HNSW", metric_type="COSINE", params=build_params(HNSW_BUILD))
@@ -66,39 +57,61 @@ def build_params(values: dict) -> dict:
     return {**values, "params": dict(values)}
 
 
-def fitted_terms(terms: str) -> tuple[str, bool]:
-    """The terms cut at a word boundary to fit a VARCHAR (and whether they had to be cut)."""
-    if len(terms.encode("utf-8")) <= MAX_TERMS_BYTES:
-        return terms, False
-    cut = terms.encode("utf-8")[:MAX_TERMS_BYTES].decode("utf-8", errors="ignore")
-    return cut.rsplit(" ", 1)[0], True
+class TermWeights:
+    """Each paper's BM25 weights (term id -> weight) from the index's BM25 matrix (`lexical`, its LexicalIndex),
+    which holds them term by term (bm25s's CSC arrays: per term, its papers and weights): a block of papers at a
+    time, about PAIRS_PER_BLOCK (paper, term) pairs, each block one pass over the matrix."""
+
+    PAIRS_PER_BLOCK = 1 << 23
+
+    def __init__(self, lexical):
+        self.data, self.indices, self.indptr = lexical.postings()
+        self.papers = lexical.documents
+        self.block = max(1, int(self.PAIRS_PER_BLOCK * self.papers / max(len(self.indices), 1)))
+        self.start, self.end = 0, 0
+        self.terms, self.weights, self.bounds = np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(1, np.int64)
+
+    def of(self, pos: int) -> dict[int, float]:
+        """The weights of the paper at `pos` ({EMPTY_TERMS: 1.0} for a paper without terms)."""
+        if not self.start <= pos < self.end:
+            self._read(pos)
+        first, last = self.bounds[pos - self.start], self.bounds[pos - self.start + 1]
+        row = dict(zip(self.terms[first:last].tolist(), self.weights[first:last].tolist()))
+        return row or {EMPTY_TERMS: 1.0}
+
+    def _read(self, start: int) -> None:
+        end = min(start + self.block, self.papers)
+        at = np.flatnonzero((self.indices >= start) & (self.indices < end))
+        papers = np.asarray(self.indices[at], dtype=np.int64)
+        terms = np.searchsorted(self.indptr, at, side="right") - 1  # the column each pair lies in
+        order = np.lexsort((terms, papers))
+        papers, self.terms, self.weights = papers[order], terms[order], np.asarray(self.data[at], np.float32)[order]
+        self.bounds = np.searchsorted(papers, np.arange(start, end + 1))
+        self.start, self.end = start, end
 
 
-def rows(index, head, venue_rank: dict[str, int], start: int, end: int) -> tuple[list[dict], int]:
-    """The collection rows of positions start..end-1, and how many had their terms cut."""
-    papers = index.papers(range(start, end))
+def rows(index, head, venue_rank: dict[str, int], weights: TermWeights, start: int, end: int) -> list[dict]:
+    """The collection rows of positions start..end-1."""
     tuned = head.apply(index.dense[start:end]) if head is not None else None
-    out, cut = [], 0
-    for offset, paper in enumerate(papers):
-        pos = start + offset
-        terms, was_cut = fitted_terms(milvus_terms(lexical_text(paper)))
-        cut += was_cut
+    out = []
+    for pos in range(start, end):
         row = {"pos": pos, "year": int(index.years[pos]), "date": int(index.dates[pos]),
-               "venue": venue_rank[index.venues[pos]], "terms": terms,
+               "venue": venue_rank[index.venues[pos]], "bm25": weights.of(pos),
                "dense": np.asarray(index.dense[pos], dtype=np.float32)}
         if index.multilingual is not None:
             row["multilingual"] = np.asarray(index.multilingual[pos], dtype=np.float32)
         if tuned is not None:
-            row["tuned"] = tuned[offset]
+            row["tuned"] = tuned[pos - start]
         out.append(row)
-    return out, cut
+    return out
 
 
 def load_index(index, target: MilvusTarget, head=None, *, batch: int = BATCH, segment_rows: int = 0,
                progress: bool = True, on_batch: Callable[[int, int], None] | None = None) -> LoadReport:
     """Write every paper of `index` (with `head`'s tuned vectors when given) to Milvus and point the collection
-    name at it. `segment_rows` > 0 flushes after that many rows (several segments: milvus-lite keeps BM25
-    statistics per segment; the benchmark measures what that costs); 0 flushes once at the end."""
+    name at it. `segment_rows` > 0 flushes after that many rows (several segments, for tests and benchmarks: the
+    BM25 weights are the whole index's whatever the segments); 0 flushes once at the end (milvus-lite also flushes
+    by itself, every 128 MiB of rows)."""
     from pymilvus import MilvusException
 
     started = time.perf_counter()
@@ -112,14 +125,14 @@ def load_index(index, target: MilvusTarget, head=None, *, batch: int = BATCH, se
         fields, indexes = schema(client, index, head)
         client.create_collection(name, schema=fields, index_params=indexes, properties=properties(index, head),
                                  timeout=CALL_TIMEOUT)
-        truncated, since_flush = 0, 0
+        since_flush = 0
         venue_rank = {venue: i for i, venue in enumerate(venue_names(index))}
+        weights = TermWeights(index.lexical)
         with tqdm(total=len(index), desc=f"loading {name}", unit="paper", disable=not progress) as bar:
             for start in range(0, len(index), batch):
                 end = min(start + batch, len(index))
-                chunk, cut = rows(index, head, venue_rank, start, end)
+                chunk = rows(index, head, venue_rank, weights, start, end)
                 client.insert(name, chunk, timeout=CALL_TIMEOUT)
-                truncated += cut
                 since_flush += len(chunk)
                 if segment_rows and since_flush >= segment_rows:
                     client.flush(name)
@@ -134,7 +147,7 @@ def load_index(index, target: MilvusTarget, head=None, *, batch: int = BATCH, se
         raise milvus_error(target, f"loading {index.root}", exc) from exc
     finally:
         client.close()
-    return LoadReport(name, len(index), time.perf_counter() - started, truncated)
+    return LoadReport(name, len(index), time.perf_counter() - started)
 
 
 def alias_target(client, alias: str) -> str:

@@ -6,6 +6,7 @@ import os
 import re
 import tempfile
 from array import array
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
@@ -105,6 +106,17 @@ class LexicalIndex:
         if not ids:
             return np.zeros(self.model.scores["num_docs"], dtype=np.float32)
         return self.model.get_scores_from_ids(ids)
+
+    def term_counts(self, text: str) -> dict[int, int]:
+        """How often the text holds each of its known terms, by term id (in id order): `scores` adds a term's
+        weights once per occurrence, so these counts are the query's sparse vector."""
+        return dict(sorted(Counter(self.model.get_tokens_ids(analyze(text))).items()))
+
+    def postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The score matrix term by term (compressed sparse columns): `weights[indptr[t]:indptr[t + 1]]` are term
+        t's BM25 weights in the documents `documents[indptr[t]:indptr[t + 1]]`."""
+        matrix = self.model.scores
+        return matrix["data"], matrix["indices"], np.asarray(matrix["indptr"])
 
     def term_weights(self, text: str) -> dict[str, float]:
         """IDF of each known query term (in term order, so that sums over them never depend on hashing)."""
