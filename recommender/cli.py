@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Container
 
 from recommender.backends.base import BackendError
 from recommender.config import DEFAULT_DIVERSITY, METHODS
@@ -20,10 +21,10 @@ from recommender.terminal import NAME_CHARS, TEXT_CHARS, terminal_safe as safe
 from recommender.pipeline.user_input import split_authors
 
 
-def _read_corpus(paths: list[str], strict: bool, adding: bool) -> CorpusStream:
+def _read_corpus(paths: list[str], strict: bool, known: Container[str]) -> CorpusStream:
     """Validate every corpus file and report its problems; the papers are read again while the index is built
-    (ids repeated across files: the first wins; papers being added keep references to the index's papers)."""
-    stream = CorpusStream(paths, strict=strict, keep_references=adding)
+    (ids repeated across files: the first wins; references to ids in no file and not `known` are dropped)."""
+    stream = CorpusStream(paths, strict=strict, known=known)
     for result in stream.results:
         for problem in result.problems[:20]:
             print(problem, file=sys.stderr)
@@ -33,10 +34,24 @@ def _read_corpus(paths: list[str], strict: bool, adding: bool) -> CorpusStream:
     return stream
 
 
+def _index_ids(root: str) -> Container[str]:
+    """The ids of the live index's papers, which papers being added may cite (none when there is no index)."""
+    from recommender.store.index import Index
+
+    try:
+        index = Index.load(root, verify=False)
+    except IndexDirectoryError:
+        return frozenset()
+    try:
+        return index.position
+    finally:
+        index.close()
+
+
 def cmd_index(args) -> int:
     unchanged = "; the live index is unchanged" if (Path(args.out) / "CURRENT").is_file() else ""
     try:
-        papers = _read_corpus(args.corpus, args.strict, args.add)
+        papers = _read_corpus(args.corpus, args.strict, _index_ids(args.out) if args.add else frozenset())
     except CorpusError as exc:
         raise CorpusError(f"{exc}; nothing was published{unchanged}") from exc
     if not len(papers):
@@ -57,7 +72,8 @@ def cmd_index(args) -> int:
                               wait=args.wait)
         print(f"indexed {len(papers)} papers into {args.out} (version {version.name}, {time.time() - started:.1f} s)")
     if papers.dangling:
-        print(f"dropped {papers.dangling} reference{'s' if papers.dangling != 1 else ''} to ids in no corpus file",
+        where = "in no corpus file" + (" and not in the index" if args.add else "")
+        print(f"dropped {papers.dangling} reference{'s' if papers.dangling != 1 else ''} to ids {where}",
               file=sys.stderr)
     return 0
 

@@ -133,10 +133,13 @@ def test_papers_added_keep_their_references_to_the_indexs_papers(tmp_path):
     added = {"id": "new", "title": "A new study of retrieval", "references": ["p0", "p2", "nowhere"]}
     more.write_text(json.dumps(added) + "\n", encoding="utf-8")
     run("index", first, "--out", out)
-    assert "added 1 papers" in run("index", more, "--add", "--out", out).stdout
+    adding = run("index", more, "--add", "--out", out)
+    assert "added 1 papers" in adding.stdout
+    assert "dropped 1 reference to ids in no corpus file and not in the index" in adding.stderr  # as a build does
     index = Index.load(out)
     try:
         cited = index.graph.references_of(index.position["new"]).tolist()
         assert sorted(index.ids[p] for p in cited) == ["p0", "p2"]
+        assert index.papers([index.position["new"]])[0].references == ["p0", "p2"]
     finally:
         index.close()

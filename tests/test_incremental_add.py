@@ -90,3 +90,23 @@ def test_the_addition_past_the_share_builds_new_forests(tmp_path):
         assert len(index) == 25 and index.annoy.get_n_items() == 25
     finally:
         index.close()
+
+
+def test_a_damaged_forest_is_built_anew_instead_of_linked(tmp_path):
+    """An addition loads the live index without checking its files; the forest it would link is checked first."""
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(20), root, progress_bar=False)
+    live = versions.current_version(root) / "dense.ann"
+    with open(live, "r+b") as forest:  # one flipped byte inside the first item's vector
+        forest.seek(100)
+        byte = forest.read(1)
+        forest.seek(100)
+        forest.write(bytes([byte[0] ^ 0xFF]))
+    add_to_index(synthetic_papers(1, start=20), root, progress_bar=False)
+    version = versions.current_version(root)
+    assert (version / "dense.ann").stat().st_ino != live.stat().st_ino
+    index = Index.load(root)  # every file checked against the new manifest
+    try:
+        assert len(index) == 21 and index.annoy.get_n_items() == 21
+    finally:
+        index.close()

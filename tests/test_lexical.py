@@ -1,4 +1,6 @@
+import os
 import re
+from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -7,7 +9,9 @@ import Stemmer
 from rank_bm25 import BM25Okapi
 
 from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
-from recommender.store.lexical import LexicalIndex, LexicalWriter, TermMemo, analyze
+from recommender.store.build import build_index
+from recommender.store.lexical import SCRATCH, LexicalIndex, LexicalWriter, TermMemo, analyze
+from support.corpora import synthetic_papers
 
 DOCS = [
     "Citation recommendation with neural networks and citation graphs",
@@ -101,3 +105,14 @@ def test_saved_index_is_memory_mapped_and_scores_alike(tmp_path):
     again = LexicalIndex.load(tmp_path / "bm25")
     assert isinstance(again.model.scores["data"], np.memmap)  # read from disk on demand, not loaded whole
     assert np.array_equal(again.scores("ranking documents graphs"), index.scores("ranking documents graphs"))
+
+
+def test_a_build_stopped_while_reading_papers_leaves_no_scratch_file_open(tmp_path):
+    """A repeated id stops the build in its papers pass; the BM25 writer's scratch file is closed and removed."""
+    papers = synthetic_papers(3)
+    with pytest.raises(ValueError, match="appears twice") as stopped:
+        build_index(papers + papers[:1], tmp_path / "idx", progress_bar=False)
+    assert stopped.traceback  # its frames, the writer's among them, are still held here
+    still_open = [os.readlink(fd) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()]
+    assert not [name for name in still_open if SCRATCH in name]
+    assert not list((tmp_path / "idx").rglob(SCRATCH))

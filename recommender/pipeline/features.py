@@ -84,10 +84,6 @@ class FeatureExtractor:
         self.index, self.backend, self.reader, self.dense = index, backend, reader, dense
         self._title_terms: dict[int, frozenset[str]] = {}
         self._author_keys: dict[int, frozenset[str]] = {}
-        postings = index.lexical.model.scores
-        self._indptr = np.asarray(postings["indptr"])
-        self._doc_ids = np.asarray(postings["indices"])
-        self._vocab = index.lexical.model.vocab_dict
         self._newest_year = int(index.years.max()) if len(index) else 0
 
     def title_terms(self, pos: int) -> frozenset[str]:
@@ -130,10 +126,9 @@ class FeatureExtractor:
         mass = sum(weights.values())
         if mass <= 0:
             return np.zeros(len(cands), dtype=np.float32)
-        ids = [self._vocab[t] for t in weights]
-        starts, ends = self._indptr[ids], self._indptr[np.asarray(ids) + 1]
-        docs = np.concatenate([self._doc_ids[a:b] for a, b in zip(starts, ends)])
-        w = np.repeat(np.fromiter(weights.values(), dtype=np.float64), ends - starts)
+        holders = [self.index.lexical.documents_with(term) for term in weights]
+        docs = np.concatenate(holders)
+        w = np.repeat(np.fromiter(weights.values(), dtype=np.float64), [len(h) for h in holders])
         return (np.bincount(docs, weights=w, minlength=len(self.index))[cands] / mass).astype(np.float32)
 
     def query_year(self, query) -> int:

@@ -89,8 +89,8 @@ class LocalFeatureExtractor:
     def paper_terms(self) -> np.ndarray:
         """Distinct indexed terms per paper, from the BM25 postings (computed once)."""
         if self._paper_terms is None:
-            postings = np.asarray(self.index.lexical.model.scores["indices"])
-            self._paper_terms = np.log1p(np.bincount(postings, minlength=len(self.index))).astype(np.float32)
+            _, documents, _ = self.index.lexical.postings()
+            self._paper_terms = np.log1p(np.bincount(documents, minlength=len(self.index))).astype(np.float32)
         return self._paper_terms
 
     def compute(self, pool: CandidatePool) -> np.ndarray:

@@ -4,7 +4,8 @@ The papers are read once, as they come: each goes into the SQLite store, the col
 only compact parts of it stay in memory (its id's position, its column values, its term ids). Every later part
 reads the staged store back a chunk at a time: the citation graph from the references, the vectors (from the
 embedding cache or the encoder) straight into an Annoy file built on disk. A build's memory so grows with the
-number of papers by tens of bytes each, not by the papers themselves (`bench/scale.py` measures it).
+number of papers by a few hundred bytes each (about 500 between 10^5 and 10^6 papers), not by the papers
+themselves (`bench/scale.py` measures it).
 """
 from __future__ import annotations
 
@@ -163,23 +164,26 @@ def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress 
     position: dict[str, int] = {}
     columns, lexical = ColumnsWriter(), LexicalWriter(staging / "bm25")
     total = len(papers) if isinstance(papers, Sized) else None
-    with records.Writer(staging) as store, tqdm(total=total, desc="papers", unit="paper", disable=not progress_bar,
-                                                miniters=records.CHUNK) as bar:
-        for paper in papers:
-            bar.update()
-            if paper.id in position:
-                raise ValueError(f"paper id {paper.id!r} appears twice; nothing was published")
-            position[paper.id] = len(position)
-            store.add(paper)
-            columns.add(paper.id, paper.title, paper.authors, paper.venue, paper.doi,
-                        paper.year if isinstance(paper.year, int) else 0, date_key(paper), is_retracted(paper))
-            lexical.add(lexical_text(paper))
-            if on_progress and len(position) % records.CHUNK == 0:
-                on_progress("papers", len(position), total or 0)
-    columns.write(staging)  # fsynced by publish
-    if on_progress:
-        on_progress("lexical index", 0, 1)
-    lexical.close()
+    try:
+        with records.Writer(staging) as store, tqdm(total=total, desc="papers", unit="paper",
+                                                    disable=not progress_bar, miniters=records.CHUNK) as bar:
+            for paper in papers:
+                bar.update()
+                if paper.id in position:
+                    raise ValueError(f"paper id {paper.id!r} appears twice; nothing was published")
+                position[paper.id] = len(position)
+                store.add(paper)
+                columns.add(paper.id, paper.title, paper.authors, paper.venue, paper.doi,
+                            paper.year if isinstance(paper.year, int) else 0, date_key(paper), is_retracted(paper))
+                lexical.add(lexical_text(paper))
+                if on_progress and len(position) % records.CHUNK == 0:
+                    on_progress("papers", len(position), total or 0)
+        columns.write(staging)  # fsynced by publish
+        if on_progress:
+            on_progress("lexical index", 0, 1)
+        lexical.close()
+    finally:
+        lexical.abort()  # the scratch file, whatever stopped the build
     return position
 
 
@@ -204,8 +208,8 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
     file built on disk, the one copy of the vectors kept (`annoy_vectors.item_vectors` reads them back); their
     dimension goes into `vector_dims.json`. Progress counts the texts the cache lacks.
 
-    Where `forests_from` has this field's forest, that file is linked instead and the vectors go into a `.npy`
-    copy (see `add_to_index`)."""
+    Where `forests_from` has this field's forest intact (as its manifest records it), that file is linked instead
+    and the vectors go into a `.npy` copy (see `add_to_index`); a damaged one is built anew."""
     stage, count = f"embedding ({encoder.name})", records.count(staging)
     missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
                   for chunk in records.staged_chunks(staging))
@@ -235,13 +239,13 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
             on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
 
     files.record_vector_dim(staging, prefix, encoder.dim)
-    forest = forests_from / f"{prefix}.ann" if forests_from is not None else None
-    if forest is not None and forest.is_file():
-        _link(forest, staging / f"{prefix}.ann")
+    forest = f"{prefix}.ann"
+    if forests_from is not None and files.is_intact(forests_from, forest, files.read_manifest(forests_from, False)):
+        _link(forests_from / forest, staging / forest)
         _write_vectors(staging / f"{prefix}.npy", chunks(), count, encoder.dim)
         return
     rows = (vector for chunk in chunks() for vector in chunk)
-    write_annoy(staging / f"{prefix}.ann", rows, encoder.dim, on_build=building, count=count)
+    write_annoy(staging / forest, rows, encoder.dim, on_build=building, count=count)
 
 
 def _link(source: Path, target: Path) -> None:

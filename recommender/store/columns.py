@@ -1,4 +1,5 @@
-"""Per-paper columns of an index version (ids, titles, authors, venues, DOIs, years, dates), read without parsing.
+"""Per-paper columns of an index version (ids, titles, authors, venues, DOIs, years, dates, retraction flags), read
+without parsing.
 
 Index format 3 keeps each text column as one UTF-8 byte array plus the offset where each paper's text starts
 (`.npy` files in the version's `columns/` folder). Opening an index maps them and decodes nothing: a paper's

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from array import array
@@ -17,6 +16,7 @@ import Stemmer
 
 from recommender.config import BM25_B, BM25_K1, BM25_METHOD, BM25_STOPWORDS
 from recommender.paper import Paper
+from recommender.store.versions import reserve_space
 
 _TOKEN_RE = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 STEMMER = "porter"
@@ -118,6 +118,14 @@ class LexicalIndex:
         matrix = self.model.scores
         return matrix["data"], matrix["indices"], np.asarray(matrix["indptr"])
 
+    def documents_with(self, term: str) -> np.ndarray:
+        """The documents that hold an analysed term (none when the index does not know it)."""
+        column = self.model.vocab_dict.get(term)
+        _, documents, indptr = self.postings()
+        if column is None or column + 1 >= len(indptr):
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(documents[indptr[column]:indptr[column + 1]])
+
     def term_weights(self, text: str) -> dict[str, float]:
         """IDF of each known query term (in term order, so that sums over them never depend on hashing)."""
         n = self.documents
@@ -141,8 +149,9 @@ SCRATCH = "terms.scratch"  # the term ids of every document, in order, while the
 
 
 class LexicalWriter:
-    """Writes a BM25 index (bm25s's files, Lucene variant) into `directory` from texts added one at a time, in
-    memory bounded by `PAIRS_PER_STEP` whatever the corpus size.
+    """Writes a BM25 index (bm25s's files, Lucene variant) into `directory` from texts added one at a time. Its
+    memory is the vocabulary, a few numbers per document and term, and the (document, term) pairs of one step
+    (`PAIRS_PER_STEP`), never all pairs of the corpus.
 
     While texts come, their term ids go to a scratch file, and each term's document count is kept. `close` then
     reads the scratch file a step of whole documents at a time, scores each (document, term) pair and writes it
@@ -184,10 +193,9 @@ class LexicalWriter:
 
     def close(self) -> int:
         """Write the index files; the number of documents."""
-        self._flush()
-        self.scratch.close()
-        scratch = self.directory / SCRATCH
         try:
+            self._flush()
+            self.scratch.close()
             n_docs, n_terms = len(self.lengths), len(self.vocabulary)
             lengths = np.frombuffer(self.lengths, dtype=np.int64)
             df = self.document_counts.astype(np.float64)
@@ -199,7 +207,7 @@ class LexicalWriter:
             np.save(self.directory / "indptr.csc.index.npy", indptr)
             columns = _ColumnFiles(self.directory, int(indptr[-1]), index_type)
             filled = indptr[:-1].astype(np.int64)
-            for first, last, terms, counts, per_doc in _steps(scratch, lengths, n_terms, self.PAIRS_PER_STEP):
+            for first, last, terms, counts, per_doc in _steps(self.directory / SCRATCH, lengths, n_terms, self.PAIRS_PER_STEP):
                 docs = np.repeat(np.arange(first, last, dtype=np.int64), per_doc)
                 tf = counts.astype(np.float64)
                 tfc = tf / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths[docs] / average) + tf)
@@ -207,8 +215,13 @@ class LexicalWriter:
                 columns.put(terms, docs, scores, filled)
             self._write_params(n_docs)
         finally:
-            scratch.unlink(missing_ok=True)
+            self.abort()
         return n_docs
+
+    def abort(self) -> None:
+        """Close and remove the scratch file (when a build stops before `close`, or after it)."""
+        self.scratch.close()
+        (self.directory / SCRATCH).unlink(missing_ok=True)
 
     def _write_params(self, n_docs: int) -> None:
         """bm25s's vocabulary and parameter files, as `bm25s.BM25.save` writes them."""
@@ -231,8 +244,7 @@ class _ColumnFiles:
         self.indices_path = directory / "indices.csc.index.npy"
         for path, dtype in ((self.data_path, np.float32), (self.indices_path, index_type)):
             np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,)).flush()
-            with open(path, "r+b") as handle:
-                os.posix_fallocate(handle.fileno(), 0, path.stat().st_size)
+            reserve_space(path, path.stat().st_size, "BM25's scores")
 
     def put(self, terms: np.ndarray, docs: np.ndarray, scores: np.ndarray, filled: np.ndarray) -> None:
         """Write pairs given in document order after the pairs already in each term's column (`filled`: where

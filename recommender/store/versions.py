@@ -2,7 +2,8 @@
 
     DIR/CURRENT            name of the live version (replaced atomically)
     DIR/versions/<name>/   one complete index; never modified once published (format 3: papers.sqlite, columns/,
-                           bm25/, graph.npz, one Annoy file per dense field holding its vectors, vector_dims.json)
+                           bm25/, graph.npz, one Annoy file per dense field holding its vectors, vector_dims.json;
+                           a version grown by `--add` past its forests also has a .npy of each field's vectors)
     DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`), and the record of
                            files whose checksums matched (`VERIFIED`)
     DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
@@ -379,18 +380,25 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         raise IndexDirectoryError(f"{version}: index format {manifest.get('format_version')} is not one this version "
                                   f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
     if verify:
-        known, hashed = _verified_states(version), False
-        for name, facts in manifest["files"].items():
-            path = version / name
-            unchanged = path.is_file() and known.get(name) == _file_state(path)  # since its checksum last matched
-            if not unchanged:
-                hashed = True
-                if not path.is_file() or path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
-                    raise IndexDirectoryError(f"{version}: file {name} is missing or damaged (checksum mismatch); "
-                                              "rebuild the index.")
-        if hashed:
-            _remember_verified(version, manifest["files"])
+        damaged = next((name for name in manifest["files"] if not is_intact(version, name, manifest)), None)
+        if damaged is not None:
+            raise IndexDirectoryError(f"{version}: file {damaged} is missing or damaged (checksum mismatch); "
+                                      "rebuild the index.")
     return manifest
+
+
+def is_intact(version: Path, name: str, manifest: dict) -> bool:
+    """Whether the file `name` of `version` has the size and checksum its manifest records (a file unchanged since
+    its checksum last matched is not hashed again; one that matches now is remembered)."""
+    path, facts = version / name, manifest["files"].get(name)
+    if facts is None or not path.is_file():
+        return False
+    if _verified_states(version).get(name) == _file_state(path):
+        return True
+    if path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
+        return False
+    _remember_verified(version, [name])
+    return True
 
 
 def record_vector_dim(staging: Path, field: str, dim: int) -> None:
@@ -438,9 +446,9 @@ def _remember_verified(version: Path, names) -> None:
     except (OSError, ValueError):
         record = {}
     live = {p.name for p in (root / "versions").iterdir()} if (root / "versions").is_dir() else set()
-    record = {name: files for name, files in record.items() if name in live and name != version.name}
+    record = {name: files for name, files in record.items() if name in live}
     if states:
-        record[version.name] = states
+        record[version.name] = {**record.get(version.name, {}), **states}
     try:
         cache_dir(root).mkdir(exist_ok=True)
         write_atomic(cache_dir(root) / VERIFIED, json.dumps(record))

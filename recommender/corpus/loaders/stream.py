@@ -4,12 +4,12 @@
 does, and learns which ids exist. Iterating it reads the files again and yields each id's first valid paper
 (a later file's repeat is skipped, as the command line's `index` has always done), with references to ids in
 no file dropped; those are counted (`dangling`) instead of reported paper by paper. Papers to be added to an
-index keep all their references (`keep_references`): the build resolves them against the index's papers too.
+index also keep their references to the index's papers (`known`: the index's ids).
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Container, Iterator
 
 from recommender.corpus.loaders.load import CONVERTERS, reader_for, check_file
 from recommender.corpus.loaders.records import CorpusError, LoadResult, Problem, RecordError, shown
@@ -20,8 +20,8 @@ from recommender.paper import Paper
 class CorpusStream:
     """The papers of corpus files, validated once and read again on every iteration (see the module)."""
 
-    def __init__(self, paths: list[str | Path], strict: bool = False, keep_references: bool = False):
-        self.keep_references = keep_references
+    def __init__(self, paths: list[str | Path], strict: bool = False, known: Container[str] = frozenset()):
+        self.known = known
         self.files = [(Path(path), check_file(Path(path))) for path in paths]
         self.results: list[LoadResult] = []
         self.ids: set[str] = set()
@@ -46,10 +46,9 @@ class CorpusStream:
                 if paper.id in given:
                     continue
                 given.add(paper.id)
-                if not self.keep_references:
-                    known = [ref for ref in paper.references if ref in self.ids]
-                    self.dangling += len(paper.references) - len(known)
-                    paper.references = known
+                kept = [ref for ref in paper.references if ref in self.ids or ref in self.known]
+                self.dangling += len(paper.references) - len(kept)
+                paper.references = kept
                 yield paper
 
 
