@@ -41,7 +41,7 @@ STATUS_EVERY_S = 0.5  # progress is written at most this often
 KEEP_ALIVE_EVERY_S = 60.0  # the job's `touch` paths get a fresh modification time this often
 LOG_TAIL_BYTES = 64 * 1024
 STOP_REPEAT_S = 2.0  # a stopped step that still runs is interrupted again this often
-_BAR_RE = re.compile(r"^(?P<desc>[^\r\n]*?):\s*(?:(?P<percent>\d{1,3})%\|[^|]*\|)?\s*(?P<counts>[^\[\]]*?)\s*"
+_BAR_RE = re.compile(r"^(?P<desc>[^\r\n]*):\s*(?:(?P<percent>\d{1,3})%\|[^|]*\|)?\s*(?P<counts>[^\[\]]*?)\s*"
                      r"\[\d+:\d\d[^\]]*\]\s*$")  # tqdm: "desc: 45%|####  | 460/1024 [00:09<00:11, 49.1doc/s]"
 
 

@@ -55,6 +55,8 @@ def test_progress_bars_are_read_from_the_commands_output():
         "text": "embedding (all-MiniLM-L6-v2@128): 45% · 460/1024", "fraction": 0.45}
     assert parse_progress("OpenAlex works: 1200 works [00:14, 85.3 works/s]") == {
         "text": "OpenAlex works: 1200 works", "fraction": None}
+    assert parse_progress("embedding (all-MiniLM-L6-v2@128): 4 new: 100%|██████████| 4/4 [00:00<00:00, 419paper/s]") == {
+        "text": "embedding (all-MiniLM-L6-v2@128): 4 new: 100% · 4/4", "fraction": 1.0}  # a label with a colon
     assert parse_progress("wrote 6 papers to /tmp/x.jsonl.gz") is None
     assert parse_progress("error: /data/x: file not found [see above]") is None
     assert parse_progress("") is None
