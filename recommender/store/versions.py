@@ -380,25 +380,39 @@ def read_manifest(version: Path, verify: bool = True) -> dict:
         raise IndexDirectoryError(f"{version}: index format {manifest.get('format_version')} is not one this version "
                                   f"reads ({', '.join(map(str, READABLE_FORMATS))}); rebuild the index.")
     if verify:
-        damaged = next((name for name in manifest["files"] if not is_intact(version, name, manifest)), None)
-        if damaged is not None:
-            raise IndexDirectoryError(f"{version}: file {damaged} is missing or damaged (checksum mismatch); "
-                                      "rebuild the index.")
+        known = _verified_states(version)
+        hashed = [name for name in manifest["files"] if not _unchanged(version / name, known.get(name))]
+        for name in hashed:
+            if not _matches(version / name, manifest["files"][name]):
+                raise IndexDirectoryError(f"{version}: file {name} is missing or damaged (checksum mismatch); "
+                                          "rebuild the index.")
+        if hashed:
+            _remember_verified(version, manifest["files"])
     return manifest
 
 
 def is_intact(version: Path, name: str, manifest: dict) -> bool:
-    """Whether the file `name` of `version` has the size and checksum its manifest records (a file unchanged since
-    its checksum last matched is not hashed again; one that matches now is remembered)."""
-    path, facts = version / name, manifest["files"].get(name)
-    if facts is None or not path.is_file():
+    """Whether the file `name` of `version` has the size and checksum its manifest records (as `read_manifest`
+    checks them all: a file unchanged since its checksum last matched is not hashed again)."""
+    facts, path = manifest["files"].get(name), version / name
+    if facts is None:
         return False
-    if _verified_states(version).get(name) == _file_state(path):
+    if _unchanged(path, _verified_states(version).get(name)):
         return True
-    if path.stat().st_size != facts["bytes"] or sha256_of(path) != facts["sha256"]:
+    if not _matches(path, facts):
         return False
     _remember_verified(version, [name])
     return True
+
+
+def _unchanged(path: Path, state: list[int] | None) -> bool:
+    """Whether the file is as it was when its checksum last matched (`state`: what `_file_state` said then)."""
+    return state is not None and path.is_file() and state == _file_state(path)
+
+
+def _matches(path: Path, facts: dict) -> bool:
+    """Whether the file has the size and checksum a manifest records for it."""
+    return path.is_file() and path.stat().st_size == facts["bytes"] and sha256_of(path) == facts["sha256"]
 
 
 def record_vector_dim(staging: Path, field: str, dim: int) -> None:
