@@ -125,7 +125,7 @@ class _TextWriter:
     def save(self, folder: Path, name: str) -> None:
         offsets = np.zeros(len(self.ends) + 1, dtype=np.int64)
         offsets[1:] = np.frombuffer(self.ends, dtype=np.int64)
-        np.save(folder / f"{name}.utf8.npy", np.frombuffer(bytes(self.blob), dtype=np.uint8))
+        np.save(folder / f"{name}.utf8.npy", np.frombuffer(self.blob, dtype=np.uint8))  # no copy
         np.save(folder / f"{name}.offsets.npy", offsets)
 
 
