@@ -6,6 +6,7 @@ import pytest
 
 from recommender.config import DEFAULT
 from recommender.paper import Paper
+from recommender.pipeline.dictionary import readings
 from recommender.pipeline.language import cross_language_terms
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
@@ -144,3 +145,52 @@ def test_an_index_built_before_glossaries_keeps_the_shared_terms(small_index):
     assert route.multilingual and route.gloss == ""
     assert recommender.lexical_text(query.context, route) == cross_language_terms(query.context, "de")
     assert recommender.rank(query).positions
+
+
+def test_the_dictionary_reads_chinese_words_and_spells_out_compounds():
+    assert readings("引文") == [(("quotation",), ("citation",))]
+    citation, figure = readings("引文图")  # not a headword: read as 引文 + 图
+    assert ("citation",) in citation and ("diagram",) in figure
+    assert ("collaborative",) in readings("协同过滤")[0]
+    assert readings("BERT") == [] and readings("") == []
+    # senses that explain rather than translate (classifiers, "(possessive particle)") give no words
+    assert all(sense and len(sense) <= 3 for part in readings("论文") for sense in part)
+
+
+def test_a_chinese_word_is_read_by_its_dictionary_senses_closest_to_it():
+    words = ["paraphrase", "citation", "quotation", "recommendation", "graph"]
+    glossary = Glossary(words, np.eye(len(words), dtype=np.float32))
+    vectors = {"引文": [0.8, 0.2, 0.1, 0, 0], "推荐": [0, 0, 0, 0.9, 0]}  # the encoder puts 引文 near "paraphrase"
+
+    def encode(ws):
+        return np.array([vectors.get(w, [0.0] * len(words)) for w in ws], dtype=np.float32)
+
+    gloss = glossary.translate("基于引文的推荐 [CIT]", "zh", encode).split()
+    assert gloss[:2] == ["citation", "quotation"] and "paraphrase" not in gloss  # closest sense first
+    assert "recommendation" in gloss
+    assert glossary.translate("Suche", "de", encode) == ""  # the dictionary is Chinese only; no neighbour here
+
+
+def test_german_compounds_are_cut_where_their_parts_read():
+    words = ["citation", "citations", "graph", "system", "network", "lung", "date", "bank", "training"]
+    glossary = Glossary(words, np.eye(len(words), dtype=np.float32))
+    assert glossary.pieces("Zitationsgraph", "de") == ["Zitation", "graph"]  # linking s dropped, both parts read
+    assert glossary.pieces("Zitationsnetzwerk", "de") == ["Zitation", "netzwerk"]  # the first part reads, before s
+    assert glossary.pieces("Zitationsgraph-basierte", "de") == ["Zitation", "graph", "basierte"]
+    assert glossary.pieces("Empfehlungssystem", "de") == ["Empfehlung", "system"]
+    for whole in ("Empfehlungen", "Datenbank", "Zitationen", "Graph"):  # "Empfeh|lungen", "Date|nbank": no
+        assert glossary.pieces(whole, "de") == [whole]
+    assert glossary.pieces("Zitationsgraph", "zh") == ["Zitationsgraph"]
+    encode = lambda ws: np.zeros((len(ws), len(words)), dtype=np.float32)  # noqa: E731  (no neighbours)
+    assert glossary.translate("Zitationsgraph [CIT]", "de", encode).split() == ["citation", "citations", "graph"]
+
+
+@pytest.mark.parametrize("text, language, key_terms", [
+    ("基于引文图的论文推荐方法", "zh", {"citation", "recommendation"}),
+    ("Zitationsgraph-basierte Empfehlung", "de", {"citation", "graph"}),
+])
+def test_short_queries_keep_their_key_terms(small_recommender, text, language, key_terms):
+    ranking = small_recommender.rank(Query(context=text, k=3))
+    assert ranking.route.language.code == language and key_terms <= set(ranking.route.gloss.split())
+    titles = [paper.title for paper in small_recommender.index.papers(ranking.positions)]
+    assert any("citation" in title.lower() for title in titles), titles

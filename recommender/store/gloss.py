@@ -30,10 +30,12 @@ from pathlib import Path
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from recommender.pipeline.dictionary import readings
 from recommender.pipeline.language import script_of, separate_scripts, stopwords, writes_in_latin
 
 VOCABULARY_SIZE = 50_000   # most frequent corpus words (document frequency) that a gloss may use
 NEIGHBOURS = 2             # corpus words per query word (a compound such as "Zitationsempfehlung" needs two)
+MIN_PART = 4              # letters in each part of a German compound cut in two
 MIN_SIMILARITY = 0.5       # cosine below which a neighbour is noise rather than a translation
 WORDS_FILE, VECTORS_FILE = "gloss_words.json", "gloss.npy"
 
@@ -127,10 +129,38 @@ class Glossary:
                 or (not writes_in_latin(language) and script_of(word[0]) == "Latin"))
 
     def pieces(self, word: str, language: str) -> list[str]:
-        """The word, or the parts of a hyphenated word that does not stay as written (parts under two letters go)."""
-        if "-" not in word or self.stays(word, language):
+        """The word, or the parts of a hyphenated word that does not stay as written (parts under two letters go),
+        a German compound among them cut in two (`compound_parts`)."""
+        if self.stays(word, language):
             return [word]
-        return [part for part in word.split("-") if len(part) > 1]
+        parts = [part for part in word.split("-") if len(part) > 1] if "-" in word else [word]
+        return [piece for part in parts for piece in (self.compound_parts(part, language) or [part])]
+
+    def compound_parts(self, word: str, language: str) -> list[str]:
+        """A German compound the corpus cannot read whole, cut in two where its head (the last part), or better
+        both parts, reads as a corpus word, as written (the head five letters or more) or as a cognate
+        ("Zitations|graph", "Empfehlungs|system"); a first part alone reads only before a linking s
+        ("Zitations|netzwerk"), which is dropped. The longest head wins a tie. [] when no cut reads."""
+        if language != "de" or self.stays(word, language) or self.cognates(word, language):
+            return []
+        best, best_score = [], 0
+        for cut in range(MIN_PART, len(word) - MIN_PART + 1):
+            head, linked = word[cut:], word[cut - 1] == "s" and cut - 1 >= MIN_PART
+            modifier = word[:cut - 1] if linked else word[:cut]
+            head_reads = self._reads(head, language, MIN_PART + 1)
+            modifier_reads = self._reads(modifier, language, MIN_PART)
+            score = 2 * head_reads + modifier_reads if head_reads or linked else 0
+            if score > best_score:
+                best, best_score = [modifier, head], score
+        return best
+
+    def _reads(self, part: str, language: str, shortest: int) -> bool:
+        """Whether a part of a compound is a corpus word (not an English stop word), or a cognate of one two
+        letters longer than `shortest` (a cognate drops endings: "lungen" of "Empfeh|lungen" would read "lung")."""
+        lower = part.lower()
+        if len(lower) < shortest or lower in _ENGLISH_STOPWORDS:
+            return False
+        return lower in self.known or (len(lower) >= shortest + 2 and bool(self.cognates(part, language)))
 
     def cognates(self, word: str, language: str) -> list[str]:
         """Corpus words that a German word is a spelled-out cognate of, at most `NEIGHBOURS` (none for other
@@ -161,7 +191,28 @@ class Glossary:
             similarity = np.asarray(encode(unknown), dtype=np.float32) @ np.asarray(self.vectors).T
             rows, columns = np.nonzero(similarity >= MIN_SIMILARITY)  # few: cheaper than sorting every row
             for i, word in enumerate(unknown):
-                close = columns[rows == i]
-                best = close[np.argsort(-similarity[i, close], kind="stable")[:NEIGHBOURS]]
-                glosses[word] = [self.words[j] for j in best]
+                glosses[word] = self.senses(word, language, similarity[i])
+                if not glosses[word]:
+                    close = columns[rows == i]
+                    best = close[np.argsort(-similarity[i, close], kind="stable")[:NEIGHBOURS]]
+                    glosses[word] = [self.words[j] for j in best]
         return " ".join(g for w in words for g in glosses.get(w, [w]))
+
+    def senses(self, word: str, language: str, similarity: np.ndarray) -> list[str]:
+        """A Chinese word's dictionary senses that the corpus uses, those closest to the word first: the best
+        `NEIGHBOURS` senses of a dictionary word, the best sense of each piece of a word spelled out from several;
+        `similarity` holds the word's cosine to every glossary word. [] for other languages."""
+        if language != "zh":
+            return []
+        parts = readings(word)
+        keep = NEIGHBOURS if len(parts) == 1 else 1
+        chosen: list[str] = []
+        for part in parts:
+            scored = []
+            for sense in part:
+                known = [self.known[w] for w in sense if w in self.known]
+                if known:
+                    scored.append((-max(similarity[j] for j in known), len(scored), known))
+            for _, _, known in sorted(scored)[:keep]:
+                chosen += [self.words[j] for j in known if self.words[j] not in chosen]
+        return chosen
