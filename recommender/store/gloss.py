@@ -140,7 +140,8 @@ class Glossary:
         """A German compound the corpus cannot read whole, cut in two where its head (the last part), or better
         both parts, reads as a corpus word, as written (the head five letters or more) or as a cognate
         ("Zitations|graph", "Empfehlungs|system"); a first part alone reads only before a linking s
-        ("Zitations|netzwerk"), which is dropped. The longest head wins a tie. [] when no cut reads."""
+        ("Zitations|netzwerk"), which is dropped. The longest head wins a tie; the parts come in lower case, as the
+        corpus words they read as. [] when no cut reads."""
         if language != "de" or self.stays(word, language) or self.cognates(word, language):
             return []
         best, best_score = [], 0
@@ -151,7 +152,7 @@ class Glossary:
             modifier_reads = self._reads(modifier, language, MIN_PART)
             score = 2 * head_reads + modifier_reads if head_reads or linked else 0
             if score > best_score:
-                best, best_score = [modifier, head], score
+                best, best_score = [modifier.lower(), head.lower()], score
         return best
 
     def _reads(self, part: str, language: str, shortest: int) -> bool:
