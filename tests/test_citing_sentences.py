@@ -66,3 +66,20 @@ def test_cited_phrases_are_the_words_just_before_each_placeholder():
     assert cited_phrases(wrapped) == ["on the Qulac dataset", "re-rank with LambdaMART", "follow the protocol of"]
     assert cited_phrases(Query(context="[CIT] proposed BM25.")) == []
     assert cited_phrases(Query(context="BM25 weights terms.")) == []
+
+
+def test_a_chinese_paragraph_is_scored_by_its_citing_sentence_too(small_recommender):
+    """On the multilingual field each citing sentence is encoded by the multilingual encoder and searched by BM25
+    through its English gloss, as an English paragraph's are."""
+    paragraph = ("深度网络可以对图像进行分类、检测物体并为照片的每个像素打标签。图像分类器需要大量带标注的照片，"
+                 "小型图像数据集通常通过裁剪进行扩充。我们的流程使用动态规划对基因组序列进行比对 [CIT]。"
+                 "随后由卷积网络读取图像。")
+    query, bio2 = Query(context=paragraph, k=5), small_recommender.index.position["bio2"]
+    whole = small_recommender.rank(query, DEFAULT.with_(diversity=0.0, citing_sentences=False))
+    assert bio2 not in whole.positions[:5] and not {"sentence_lexical", "sentence_dense"} & set(whole.components)
+    focused = small_recommender.rank(query, DEFAULT.with_(diversity=0.0))
+    assert focused.route.multilingual and focused.route.language.code == "zh"
+    assert bio2 in focused.positions[:5]
+    at = list(focused.positions).index(bio2)
+    sentence = {name: float(values[at]) for name, values in focused.components.items()}
+    assert sentence["sentence_lexical"] == 1.0 and sentence["sentence_dense"] > sentence["dense"]

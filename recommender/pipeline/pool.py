@@ -61,7 +61,7 @@ def gather(query: Query, config: PipelineConfig, route: Route, filters: Filters,
         vector = reader.vector(query, config, route.field)
         evidence.dense = backend.nearest(route.field, vector, filters)
         pools.append(evidence.dense.top(config.pool))
-    if config.citing_sentences and not route.multilingual:  # measured: no gain on a gloss (issue 17)
+    if config.citing_sentences:
         add_sentences(evidence, focus_sentences(query), config, route, filters, reader, backend)
     gloss = reader.gloss_vector(query, config, route)
     if gloss is not None:
@@ -91,7 +91,8 @@ def add_sentences(evidence: Evidence, sentences: list[str], config: PipelineConf
         return
     evidence.sentences = sentences
     if config.lexical and config.w_sentence_lexical > 0:
-        evidence.sentences_lexical = [backend.lexical([(text, 1.0)], filters) for text in sentences]
+        evidence.sentences_lexical = [backend.lexical([(reader.lexical_text(text, route), 1.0)], filters)
+                                      for text in sentences]
     if config.dense and config.w_sentence_dense > 0:
         vectors = reader.encode(route.field, tuple(sentences))
         evidence.sentences_dense = [backend.nearest(route.field, vector, filters) for vector in vectors]
