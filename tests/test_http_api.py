@@ -214,6 +214,11 @@ def test_bad_requests_get_a_4xx_with_a_message(client):
                                                                                 json={**DRAFT, "k": 0}), 422)
     assert "contxt: Extra inputs are not permitted" in error(client.post("/recommend", json={"contxt": "x"}), 422)
     assert "Content-Type: application/json" in error(client.post("/recommend", content=b'{"title": "x"}'), 415)
+    too_long = "x " * (http.MAX_PASSAGE_CHARS // 2) + "[CIT]"
+    assert "context: String should have at most 20000 characters" in error(
+        client.post("/recommend", json={"context": too_long}), 422)
+    assert "venues: List should have at most 100 items" in error(
+        client.post("/recommend", json={**DRAFT, "venues": ["SIGIR"] * (http.MAX_LIST + 1)}), 422)
     assert "Give a title" in error(client.post("/recommend", json={}), 400)
     assert "year_min is later" in error(client.post("/recommend", json={**DRAFT, "year_min": 2020,
                                                                          "year_max": 2010}), 400)

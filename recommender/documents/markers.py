@@ -37,7 +37,8 @@ _RANGE_RE = re.compile(r"(\d+)\s*[-–—]\s*(\d+)")
 
 _UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|dos|le|la|ter|ten|al|el)"
-_NAME = rf"(?:{_PARTICLE}\s+){{0,2}}[{_UPPER}][^\W\d_]*(?:['’-][{_UPPER}]?[^\W\d_]+)*"
+# possessive: a name never gives letters back (what follows it is no letter), so "Ab-Ab-…-Ab!" cannot backtrack
+_NAME = rf"(?:{_PARTICLE}\s+){{0,2}}[{_UPPER}][^\W\d_]*+(?:['’-][^\W\d_]+)*+"
 _AUTHORS = rf"{_NAME}(?:\s+et\s+al\.?|(?:,\s*{_NAME})*,?\s+(?:and|&)\s+{_NAME})?"
 _YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _YEARS = rf"{_YEAR}(?:\s*,\s*{_YEAR})*"
@@ -46,7 +47,9 @@ _PAREN_RE = re.compile(r"\(([^()]{6,400})\)")
 _PAREN_PART_RE = re.compile(rf"^\s*(?:(?:e\.g\.|i\.e\.|see(?:\s+also)?|cf\.|also|but\s+see|for\s+example)[,:]?\s+)*"
                             rf"({_AUTHORS}),?\s+({_YEARS})(?:\s*,\s*(?:pp?|ch|chap|sec|§)\.?\s*[\d–-]+)?\s*$")
 _NARRATIVE_AUTHORS = rf"{_NAME}(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?"  # no lists: "Recently, A and B"
-_NARRATIVE_RE = re.compile(rf"({_NARRATIVE_AUTHORS})\s+\(({_YEARS})(?:\s*,\s*(?:pp?|ch|chap|sec)\.?\s*[\d–-]+)?\)")
+# a narrative citation starts at a word's start: tried inside every word, a long word took quadratic time
+_NARRATIVE_RE = re.compile(rf"(?<![^\W\d_])(?<![^\W\d_]['’-])({_NARRATIVE_AUTHORS})\s+\(({_YEARS})"
+                           rf"(?:\s*,\s*(?:pp?|ch|chap|sec)\.?\s*[\d–-]+)?\)")
 _YEAR_RE = re.compile(rf"\b({_YEAR})\b")
 _NAME_WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _NOT_SURNAMES = {"et", "al", "and", "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos",
@@ -65,9 +68,11 @@ def find_markers(text: str, references: list[ReferenceItem] = ()) -> list[Marker
     """Every citation marker in `text`, in order, resolved to positions in `references`."""
     resolver = Resolver(references)
     found: list[Marker] = []
+    covered = bytearray(len(text))  # 1 where a marker already found lies: a new one may not overlap it
 
     def add(start: int, end: int, placeholder: bool, positions: list[int]) -> None:
-        if all(end <= m.start or start >= m.end for m in found):
+        if covered.find(1, start, end) < 0:
+            covered[start:end] = b"\x01" * (end - start)
             found.append(Marker(text=text[start:end], start=start, end=end, placeholder=placeholder,
                                 references=positions))
 

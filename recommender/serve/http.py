@@ -46,6 +46,9 @@ from recommender.serve.guard import CatchAll, Guard, RateLimiter, error_response
 TOKEN_ENV = "CITREC_API_TOKEN"
 MAX_K = 100
 MAX_BATCH = 32
+MAX_TITLE_CHARS = 2_000
+MAX_PASSAGE_CHARS = 20_000  # an abstract or a passage (a whole document goes in `text`, read around its cursor)
+MAX_LIST = 100  # venues, authors
 REVIEW_THREADS = 2  # reviews at once (each is seconds of work; the rest wait their turn)
 REVIEW_BODY = MAX_BYTES + MAX_PROJECT_BIB_BYTES + MB  # a document and its .bib at their limits, and the form
 JSON_PATHS = frozenset({"/recommend", "/batch"})
@@ -74,19 +77,20 @@ class RecommendRequest(BaseModel):
     unless given)."""
 
     model_config = ConfigDict(extra="forbid")
-    title: str = ""
-    abstract: str = ""
-    context: str = Field("", description="a passage with [CIT] where the citation goes")
+    title: str = Field("", max_length=MAX_TITLE_CHARS)
+    abstract: str = Field("", max_length=MAX_PASSAGE_CHARS)
+    context: str = Field("", max_length=MAX_PASSAGE_CHARS, description="a passage with [CIT] where the citation goes")
     text: str = Field("", description="a whole document; with `cursor`")
     cursor: int | None = Field(None, ge=0, description="character offset (code points) of the citation in `text`")
     k: int = Field(10, ge=1, le=MAX_K)
     year_min: int | None = None
     year_max: int | None = None
-    venues: list[str] = Field([], description="only papers of these venues")
+    venues: list[str] = Field([], max_length=MAX_LIST, description="only papers of these venues")
     exclude: list[str] = Field([], description="ids of papers never to recommend")
     references: str = Field("", description="a reference list already cited (BibTeX, LaTeX or plain text): its "
                                             "papers are not recommended")
-    authors: list[str] = Field([], description="the draft's authors: their earlier papers become candidates")
+    authors: list[str] = Field([], max_length=MAX_LIST,
+                               description="the draft's authors: their earlier papers become candidates")
     diversity: float = Field(DEFAULT_DIVERSITY, ge=0.0, description="author spread of the list (0: plain ranking)")
     show_retracted: bool = Field(False, description="list retracted papers too (each with its mark); by default "
                                                     "they are left out and their ids given in `left_out`")

@@ -35,6 +35,7 @@ from recommender.pipeline.language import script_of, separate_scripts, stopwords
 
 VOCABULARY_SIZE = 50_000   # most frequent corpus words (document frequency) that a gloss may use
 NEIGHBOURS = 2             # corpus words per query word (a compound such as "Zitationsempfehlung" needs two)
+MAX_COMPOUND = 64          # letters of the longest German word cut in two
 MIN_PART = 4              # letters in each part of a German compound cut in two
 MIN_SIMILARITY = 0.5       # cosine below which a neighbour is noise rather than a translation
 WORDS_FILE, VECTORS_FILE = "gloss_words.json", "gloss.npy"
@@ -141,8 +142,9 @@ class Glossary:
         both parts, reads as a corpus word, as written (the head five letters or more) or as a cognate
         ("Zitations|graph", "Empfehlungs|system"); a first part alone reads only before a linking s
         ("Zitations|netzwerk"), which is dropped. The longest head wins a tie; the parts come in lower case, as the
-        corpus words they read as. [] when no cut reads."""
-        if language != "de" or self.stays(word, language) or self.cognates(word, language):
+        corpus words they read as. [] when no cut reads (or the word is longer than any compound, `MAX_COMPOUND`:
+        each cut costs time in the word's length)."""
+        if language != "de" or len(word) > MAX_COMPOUND or self.stays(word, language) or self.cognates(word, language):
             return []
         best, best_score = [], 0
         for cut in range(MIN_PART, len(word) - MIN_PART + 1):

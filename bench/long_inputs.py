@@ -1,0 +1,90 @@
+"""Hostile text against the functions a remote user's text reaches: CPU seconds at three sizes each, to tell
+linear from quadratic (or worse) growth. Run it on two checkouts to compare (docs/security.md).
+
+    python -m bench.long_inputs [--json FILE] [--scale 1]
+
+Each case runs in a process of its own with a time limit (--limit seconds), so a pattern that backtracks
+without end is reported as "over the limit" instead of stopping the run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+
+from bench import machine
+
+# name: (module, function, text maker of a size, sizes)
+CASES = {
+    "hyphenated name (find_markers, \"Ab-Ab-…-Ab!\")":
+        ("recommender.documents.markers", "find_markers", lambda n: "Smith and Ab" + "-Ab" * n + "! (2020)",
+         (16, 18, 20)),
+    "narrative citations in one long word (find_markers, \"Ab-\" × n)":
+        ("recommender.documents.markers", "find_markers", lambda n: "Ab-" * (n // 3), (10_000, 20_000, 40_000)),
+    "markers side by side (find_markers, \"[1] \" × n)":
+        ("recommender.documents.markers", "find_markers", lambda n: "[1] " * (n // 4), (5_000, 10_000, 20_000)),
+    "blank lines after a sentence (split_sentences)":
+        ("recommender.review.claims", "split_sentences", lambda n: "Hello world [CIT]." + " \n" * (n // 2) + "x",
+         (1_000, 2_000, 4_000)),
+    "brackets (document_kind, \"[\" × n)":
+        ("recommender.serve.context", "document_kind", lambda n: "[" * n, (10_000, 20_000, 40_000)),
+    "Chinese without spaces (detect_language)":
+        ("recommender.pipeline.language", "detect_language", lambda n: "中" * n, (50_000, 100_000, 200_000)),
+    "a word before an at sign (detect_language)":
+        ("recommender.pipeline.language", "detect_language", lambda n: "文字" * (n // 2) + "a@b",
+         (10_000, 20_000, 40_000)),
+    "a hyphen at a line's end (parse_reference_list)":
+        ("recommender.references.parse", "parse_reference_list", lambda n: "a" * n + "-\nb", (5_000, 10_000, 20_000)),
+    "a URL's next line (parse_reference_list)":
+        ("recommender.references.parse", "parse_reference_list",
+         lambda n: "Smith, J. 2020. See https://x.org/a\n" + "1" * n + "!", (5_000, 10_000, 20_000)),
+}
+
+
+def _run(module: str, function: str, case: str, size: int, queue) -> None:
+    import importlib
+
+    target = getattr(importlib.import_module(module), function)
+    text = CASES[case][2](size)
+    started = time.process_time()
+    target(text)
+    queue.put(time.process_time() - started)
+
+
+def measure(case: str, size: int, limit: float) -> float | None:
+    """CPU seconds of one call in a fresh process; None past `limit` seconds of wall time."""
+    module, function, _, _ = CASES[case]
+    queue = multiprocessing.get_context("fork").Queue()
+    process = multiprocessing.get_context("fork").Process(target=_run, args=(module, function, case, size, queue))
+    process.start()
+    process.join(limit)
+    if process.is_alive():
+        process.kill()
+        process.join()
+        return None
+    return queue.get() if not queue.empty() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--limit", type=float, default=120.0, help="seconds one call may take")
+    args = parser.parse_args(argv)
+    results = {"machine": machine.describe(), "date": time.strftime("%Y-%m-%d"), "cases": {}}
+    print("| input | sizes (characters; segments for the name) | CPU s at each size |")
+    print("| --- | --- | --- |")
+    for case, (_, _, _, sizes) in CASES.items():
+        seconds = [measure(case, size, args.limit) for size in sizes]
+        results["cases"][case] = {"sizes": list(sizes), "cpu_s": seconds}
+        shown = ", ".join("over the limit" if s is None else f"{s:.3f}" for s in seconds)
+        print(f"| {case} | {', '.join(f'{s:,}' for s in sizes)} | {shown} |", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Text a remote user controls (a /recommend field, a /review upload, a reference list) read in time that grows
+with its length, not with its square or worse: each input below took from half a minute to hours before its fix
+(docs/security.md) and takes well under a second now. The bound asserted is the process's CPU time, generous so
+that a loaded machine cannot fail it, far below what the old patterns took."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from recommender.documents.markers import find_markers
+from recommender.embedding.encoders import get_encoder
+from recommender.pipeline.language import detect_language
+from recommender.references.parse import MAX_ENTRY_CHARS, parse_reference_list
+from recommender.review.claims import ClaimScorer, split_sentences
+from recommender.serve.context import citation_query, document_kind
+from recommender.store.gloss import Glossary
+
+CPU_SECONDS = 5.0
+
+
+def cpu_time(function, *args):
+    started = time.process_time()
+    result = function(*args)
+    return result, time.process_time() - started
+
+
+@pytest.mark.parametrize("function, text", [
+    (find_markers, "Smith and Ab" + "-Ab" * 40 + "! (2020)"),          # exponential before: a hyphenated name
+    (find_markers, "(Ab" + "-Ab" * 40 + "!, 2020)"),
+    (find_markers, "Ab-" * 60_000),                                      # narrative citations tried inside words
+    (find_markers, "[1] " * 50_000),                                     # each marker compared with all before
+    (split_sentences, "Hello world [CIT]." + " \n" * 20_000 + "x"),      # a paragraph break: cubic
+    (document_kind, "[" * 300_000),                                      # Markdown detection
+    (document_kind, "](" * 150_000),
+    (detect_language, "中" * 400_000),                                   # script runs built by copying
+    (detect_language, "文字" * 100_000 + "a@b"),                         # an e-mail's name, unbounded
+    (parse_reference_list, "a" * 300_000 + "-\nb"),                      # a hyphen at a line's end
+    (parse_reference_list, "Smith, J. 2020. See https://x.org/a\n" + "1" * 300_000 + "!"),  # a URL's next line
+])
+def test_hostile_text_is_read_in_linear_time(function, text):
+    _, seconds = cpu_time(function, text)
+    assert seconds < CPU_SECONDS, f"{function.__name__} took {seconds:.1f} s of CPU on {len(text):,} characters"
+
+
+def test_a_citation_query_in_a_long_hyphenated_word_is_answered_at_once():
+    text = "We align sequences " + "Ab-" * 30 + "Ab! (2020) here [CIT] and more."
+    query, seconds = cpu_time(citation_query, text, text.index("[CIT]"))
+    assert seconds < CPU_SECONDS and "[CIT]" in query.context
+
+
+def test_claim_cues_read_a_sentence_up_to_its_limit():
+    scorer = ClaimScorer()
+    _, seconds = cpu_time(scorer.features, "a-" * 100_000 + "B")
+    assert seconds < CPU_SECONDS
+    named = "BERT and GPT-3 were proposed by Devlin et al. "
+    assert scorer.features(named)["named_method"] > 0
+    assert scorer.features(named + "x" * 100_000)["named_method"] == scorer.features(named)["named_method"]
+
+
+def test_long_reference_entries_are_cut():
+    [item] = parse_reference_list("Smith, J. (2020). A title of the paper. " + "word " * 100_000)
+    assert len(item.raw) <= MAX_ENTRY_CHARS and item.year == 2020 and item.title.startswith("A title")
+
+
+def test_a_long_german_word_is_not_cut_into_a_compound():
+    words = ["citation", "graph"]
+    glossary = Glossary(words, np.eye(len(words), dtype=np.float32))
+    (parts, seconds) = cpu_time(glossary.compound_parts, "Zitationsgraph" * 6_000, "de")
+    assert parts == [] and seconds < CPU_SECONDS
+    assert glossary.compound_parts("Zitationsgraph", "de") == ["zitation", "graph"]
+
+
+def test_the_multilingual_encoder_reads_a_bounded_prefix():
+    encoder = get_encoder("multilingual")
+    start = "引文推荐方法基于图神经网络。" * 800
+    head = start[:encoder.MAX_CHARS]
+    vectors = encoder.encode([head, start + "完全不同的内容" * 20_000])
+    assert np.allclose(vectors[0], vectors[1], atol=1e-6)
