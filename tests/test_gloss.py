@@ -194,3 +194,19 @@ def test_short_queries_keep_their_key_terms(small_recommender, text, language, k
     assert ranking.route.language.code == language and key_terms <= set(ranking.route.gloss.split())
     titles = [paper.title for paper in small_recommender.index.papers(ranking.positions)]
     assert any("citation" in title.lower() for title in titles), titles
+
+
+def test_words_encoded_once_are_read_from_memory():
+    """A paragraph's citing sentences repeat its words: their glosses come back without encoding them again."""
+    words = ["citation", "graph", "network"]
+    glossary = Glossary(words, np.eye(len(words), dtype=np.float32))
+    asked = []
+
+    def encode(batch):
+        asked.append(list(batch))
+        return np.tile(np.eye(len(words), dtype=np.float32)[1], (len(batch), 1))  # every word reads "graph"
+
+    whole = glossary.translate("Netzwerkmodelle und Kantenlisten [CIT].", "de", encode)
+    assert asked == [["Kantenlisten", "Netzwerkmodelle"]] and whole.split() == ["graph", "graph"]
+    assert glossary.translate("Kantenlisten [CIT].", "de", encode) == "graph" and len(asked) == 1
+    assert glossary.translate("Kantenlisten [CIT].", "nl", encode) == "graph" and len(asked) == 2  # per language

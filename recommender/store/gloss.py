@@ -36,7 +36,8 @@ from recommender.pipeline.language import script_of, separate_scripts, stopwords
 VOCABULARY_SIZE = 50_000   # most frequent corpus words (document frequency) that a gloss may use
 NEIGHBOURS = 2             # corpus words per query word (a compound such as "Zitationsempfehlung" needs two)
 MAX_COMPOUND = 64          # letters of the longest German word cut in two
-MIN_PART = 4              # letters in each part of a German compound cut in two
+MIN_PART = 4               # letters in each part of a German compound cut in two
+REMEMBERED = 20_000        # glosses of encoded query words kept for the next texts (then forgotten at once)
 MIN_SIMILARITY = 0.5       # cosine below which a neighbour is noise rather than a translation
 WORDS_FILE, VECTORS_FILE = "gloss_words.json", "gloss.npy"
 
@@ -104,6 +105,7 @@ class Glossary:
         self.words = words
         self.vectors = vectors
         self.known = {word: i for i, word in enumerate(words)}
+        self._read: dict[tuple[str, str], list[str]] = {}  # (word, language) -> gloss of a word that was encoded
 
     @classmethod
     def build(cls, texts, encoder, embed=None) -> "Glossary":
@@ -190,6 +192,8 @@ class Glossary:
         glosses = {w: self.cognates(w, language) for w in set(words) if not self.stays(w, language)}
         glosses = {w: found for w, found in glosses.items() if found}
         unknown = sorted({w for w in words if not self.stays(w, language) and w not in glosses})
+        glosses.update({w: self._read[w, language] for w in unknown if (w, language) in self._read})
+        unknown = [w for w in unknown if w not in glosses]  # a paragraph's sentences repeat its words: encoded once
         if unknown and len(self.words):
             similarity = np.asarray(encode(unknown), dtype=np.float32) @ np.asarray(self.vectors).T
             rows, columns = np.nonzero(similarity >= MIN_SIMILARITY)  # few: cheaper than sorting every row
@@ -199,6 +203,9 @@ class Glossary:
                     close = columns[rows == i]
                     best = close[np.argsort(-similarity[i, close], kind="stable")[:NEIGHBOURS]]
                     glosses[word] = [self.words[j] for j in best]
+            if len(self._read) + len(unknown) > REMEMBERED:
+                self._read.clear()
+            self._read.update({(w, language): glosses[w] for w in unknown})
         return " ".join(g for w in words for g in glosses.get(w, [w]))
 
     def senses(self, word: str, language: str, similarity: np.ndarray) -> list[str]:
