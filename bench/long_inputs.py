@@ -15,6 +15,8 @@ import sys
 import time
 
 from bench import machine
+from recommender.documents.errors import DocumentError
+from recommender.documents.read import read_document
 
 # name: (module, function, text maker of a size, sizes)
 CASES = {
@@ -37,7 +39,52 @@ CASES = {
     "a URL's next line (parse_reference_list)":
         ("recommender.references.parse", "parse_reference_list",
          lambda n: "Smith, J. 2020. See https://x.org/a\n" + "1" * n + "!", (5_000, 10_000, 20_000)),
+    "emphasis never closed (Markdown, \"*a \" × n)":
+        ("bench.long_inputs", "read_markdown_text", lambda n: "Intro. " + "*a " * (n // 3), (10_000, 20_000, 40_000)),
+    "comments never closed (Markdown, \"<!--\" × n)":
+        ("bench.long_inputs", "read_markdown_text", lambda n: "Intro. " + "<!--" * (n // 4), (10_000, 20_000, 40_000)),
+    "citation options never closed (plain text, \"\\cite[\" × n)":
+        ("bench.long_inputs", "read_plain_text", lambda n: "Intro. " + "\\cite[" * (n // 6), (10_000, 20_000, 40_000)),
+    "verbatim never closed (LaTeX, \"\\begin{verbatim}\" × n)":
+        ("bench.long_inputs", "read_latex_text", lambda n: "\\begin{document}\n" + "\\begin{verbatim}" * (n // 16)
+         + "\n\\end{document}", (40_000, 80_000, 160_000)),
+    "a long preamble (LaTeX, \"\\usepackage{x}\" × n)":
+        ("bench.long_inputs", "read_latex_text", lambda n: "\\documentclass{article}\n" + "\\usepackage{x}\n" * (n // 15)
+         + "\\begin{document}\nA paragraph long enough to be read as a passage of the draft.\n\\end{document}",
+         (300_000, 600_000, 1_200_000)),
+    "author-year citations against a reference list (Markdown, n paragraphs, 2.5 n references)":
+        ("bench.long_inputs", "read_markdown_text", lambda n: citing_draft(n), (250, 500, 1_000)),
 }
+
+
+def citing_draft(paragraphs: int) -> str:
+    """A Markdown draft whose paragraphs each cite one reference by author and year, and its reference list."""
+    def name(i: int) -> str:
+        return "B" + "".join("abcdefghijklmnopqrstuvwxyz"[i // 26 ** k % 26] for k in (2, 1, 0))
+
+    body = [f"Paragraph {i} builds on the method of {name(i)} et al. (2010) and of {name(i)} (2011)."
+            for i in range(paragraphs)]
+    references = [f"- {name(i)}, A. (2010). A study number {i}. Journal." for i in range(paragraphs * 5 // 2)]
+    return "# Draft\n\n" + "\n\n".join(body) + "\n\n## References\n\n" + "\n".join(references) + "\n"
+
+
+def _read(text: str, name: str) -> None:
+    try:
+        read_document(text.encode("utf-8"), name)
+    except DocumentError:  # a refusal with a message is an answer too: its time is what counts
+        pass
+
+
+def read_markdown_text(text: str) -> None:
+    _read(text, "draft.md")
+
+
+def read_plain_text(text: str) -> None:
+    _read(text, "draft.txt")
+
+
+def read_latex_text(text: str) -> None:
+    _read(text, "draft.tex")
 
 
 def _run(module: str, function: str, case: str, size: int, queue) -> None:

@@ -7,7 +7,7 @@ import re
 
 from recommender.documents.blocks import Block
 from recommender.documents.errors import DocumentError
-from recommender.documents.markers import find_markers
+from recommender.documents.markers import Resolver, find_markers
 from recommender.documents.model import Document, Passage
 from recommender.references.parse import ReferenceItem, parse_reference_list
 from recommender.references.text import strip_marker
@@ -81,11 +81,12 @@ def _passages(blocks: list[Block], references: list[ReferenceItem]) -> list[Pass
     """The paragraphs worth reviewing (long enough, or holding a citation marker), each with its section."""
     passages: list[Passage] = []
     section = ""
+    resolver = Resolver(references)  # read once for all paragraphs
     for block in blocks:
         if block.heading:
             section = block.text
             continue
-        markers = find_markers(block.text, references)
+        markers = find_markers(block.text, resolver)
         if len(_WORD_RE.findall(block.text)) < MIN_PASSAGE_WORDS and not markers:
             continue
         passages.append(Passage(text=block.text, markers=markers, line=block.line, page=block.page,

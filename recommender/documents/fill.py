@@ -7,7 +7,7 @@ import unicodedata
 from bisect import bisect_left
 
 _PLACEHOLDER_RE = re.compile(
-    r"\\(?P<command>[A-Za-z]*cite[A-Za-z]*\*?)(?P<options>(?:\s*\[[^\]]*\]){0,2})\s*\{\s*(?:\?|TODO|todo|)\s*\}"
+    r"\\(?P<command>[A-Za-z]*cite[A-Za-z]*\*?)(?P<options>(?:\s*\[[^\[\]]*\]){0,2})\s*\{\s*(?:\?|TODO|todo|)\s*\}"
     r"|\[(?:CIT|cit|\?)\]")
 _COMMENT_RE = re.compile(r"(?<!\\)%.*")
 

@@ -44,13 +44,13 @@ _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("bibliographystyle", "{"), MacroSpec("ccsdesc", "[{"), MacroSpec("Description", "{"),
     MacroSpec("orcid", "{"), MacroSpec("authornote", "{")]
 _INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
-_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
+_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\[\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
-_BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+_BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{([^{}]*)\}")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
 _VERBATIM_RE = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}.*?\\end\{\1\}"
                           r"|\\(?:verb\*?|lstinline)([^\w\s{])[^\n]*?\2|\\iffalse\b.*?\\fi\b", re.DOTALL)
-_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\])?\s*\{")
 _URL_RE = re.compile(r"\\(?:url|href)\s*\{[^{}\n]*\}")
 _BEGIN_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\begin\s*\{document\})", re.MULTILINE)
 _END_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\end\s*\{document\})", re.MULTILINE)
@@ -74,13 +74,18 @@ def read_latex(source: str, bibs: list[str] = (), project: LatexProject | None =
     preamble, body = split_preamble(parse_copy(source))
     walker = latexwalker.LatexWalker(body, latex_context=_walker_context(), tolerant_parsing=False)
     try:
-        nodes, _, _ = walker.get_latex_nodes()
+        # from the body's first character: the blanked preamble before it, one long run of spaces, took the
+        # parser quadratic time (a 1.2 MB preamble: 25 s)
+        nodes, _, _ = walker.get_latex_nodes(pos=len(body) - len(body.lstrip()))
+        reader = _BodyReader(walker)
+        reader.read(nodes)
     except latexwalker.LatexWalkerError as exc:
         raise DocumentError(f"This LaTeX file does not parse: {_parse_problem(exc)}. Check that every brace and "
                             "every \\begin{...} is closed, or compile it once with LaTeX to find the mistake.") \
             from exc
-    reader = _BodyReader(walker)
-    reader.read(nodes)
+    except RecursionError:  # "{" * 400, "\\textbf{" * 300: a Python stack per level of nesting
+        raise DocumentError("This LaTeX file nests braces, groups or commands too deeply to be read (hundreds of "
+                            "levels). Check that every brace is closed.") from None
     title = _find_title(nodes, reader.to_text) or _title_in_preamble(preamble, reader.to_text)
     references = _references(_cited_keys(nodes), bibs, reader.bibitems or bbl, notices)
     document = assemble(reader.blocks, "latex", title, references=references, abstract=reader.abstract,
@@ -92,7 +97,7 @@ def read_latex(source: str, bibs: list[str] = (), project: LatexProject | None =
 def parse_copy(source: str) -> str:
     """The source as the parser reads it, line for line: verbatim text, `\\iffalse` blocks and `%` in URLs, which
     the parser would misread, blanked (spaces in place of every character but line ends)."""
-    source = _VERBATIM_RE.sub(_blank, source)
+    source = _blank_verbatim(source)
     return _URL_RE.sub(lambda m: re.sub(r"(?<!\\)%", " ", m.group(0)), source)
 
 
@@ -110,6 +115,38 @@ def split_preamble(source: str) -> tuple[str, str]:
     preamble = source[:begin.start(1)] + _blank(source[begin.start(1):])
     body = _blank(source[:begin.end(1)]) + source[begin.end(1):end.start(1)] + _blank(source[end.start(1):])
     return preamble, body
+
+
+_VERBATIM_START_RE = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}"
+                                r"|\\(?:verb\*?|lstinline)([^\w\s{])|\\iffalse\b")
+
+
+def _blank_verbatim(source: str) -> str:
+    """What `_VERBATIM_RE.sub(_blank, source)` gives, in linear time: the lazy `.*?` searched to the end of the
+    text from every unclosed opener ("\\iffalse " * n, "\\begin{verbatim}" * n took quadratic time). Here each
+    opener's end is searched once; a kind of block whose end was not found is not searched for again."""
+    pieces, at, pos, unclosed = [], 0, 0, set()
+    while match := _VERBATIM_START_RE.search(source, pos):
+        if match.group(2):  # \verb|...|: its end on the same line
+            line_end = source.find("\n", match.end())
+            end = source.find(match.group(2), match.end(), len(source) if line_end < 0 else line_end)
+            end = end + 1 if end >= 0 else -1
+        else:
+            closer = "\\fi" if match.group(1) is None else f"\\end{{{match.group(1)}}}"
+            end = -1
+            if closer not in unclosed:
+                found = (re.compile(r"\\fi\b") if closer == "\\fi" else re.compile(re.escape(closer))).search(
+                    source, match.end())
+                end = found.end() if found else -1
+                if end < 0:
+                    unclosed.add(closer)
+        if end < 0:
+            pos = match.start() + 1
+            continue
+        pieces += [source[at:match.start()], _blank(source[match.start():end])]
+        at = pos = end
+    pieces.append(source[at:])
+    return "".join(pieces)
 
 
 def _blank(text: str | re.Match) -> str:

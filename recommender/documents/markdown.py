@@ -19,17 +19,21 @@ _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+")
 _QUOTE_RE = re.compile(r"^\s*(?:>\s?)+")
-_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK_RE = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
-_FOOTNOTE_REF_RE = re.compile(r"\[\^[^\]]+\]")
-_EMPHASIS_RE = re.compile(r"(?<!\w)(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?!\w)")
-_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+# Linear time: a bracket's text stops at the next bracket, a target at the next parenthesis (one level of
+# parentheses inside it kept: "(http://a.b/c_(d))"), emphasis at its own delimiter; else "![" * n, "[a](" * n,
+# "[^a" * n and "*a " * n took quadratic time.
+_TARGET = r"\((?:[^()]|\([^()]*\))*\)"
+_IMAGE_RE = re.compile(rf"!\[[^\[\]]*\]{_TARGET}")
+_LINK_RE = re.compile(rf"\[([^\[\]]*)\]{_TARGET}")
+_FOOTNOTE_REF_RE = re.compile(r"\[\^[^\[\]]+\]")
+_EMPHASIS_RE = re.compile(r"(?<!\w)(?:\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*|__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__"
+                          r"|\*(?=\S)([^*]+?)(?<=\S)\*|_(?=\S)([^_]+?)(?<=\S)_|`(?=\S)([^`]+?)(?<=\S)`)(?!\w)")
 _YAML_KEY_RE = re.compile(r"^(\w+):\s*(.*)$")
 
 
 def read_markdown(text: str) -> Document:
     """A Markdown draft: title, abstract, passages with their lines, markers, the References section."""
-    text = _HTML_COMMENT_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = _blank_comments(text)
     lines = text.splitlines()
     front, start = front_matter(lines)
     vocabulary = words_seen(text)
@@ -40,6 +44,17 @@ def read_markdown(text: str) -> Document:
     if front.get("abstract"):
         blocks = [Block(text="Abstract", heading=True), Block(text=inline_text(front["abstract"]))] + blocks
     return assemble(blocks, "markdown", title)
+
+
+def _blank_comments(text: str) -> str:
+    """HTML comments replaced by their line ends. With str.find, not `<!--.*?-->`: that regex searched to the end
+    of the text from every unclosed "<!--" (quadratic); here, once no "-->" follows, no later comment closes."""
+    pieces, at = [], 0
+    while (start := text.find("<!--", at)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        pieces += [text[at:start], "\n" * text.count("\n", start, end + 3)]
+        at = end + 3
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -67,7 +82,7 @@ def inline_text(text: str) -> str:
     text = _LINK_RE.sub(r"\1", text)
     text = _FOOTNOTE_REF_RE.sub("", text)
     for _ in range(2):  # **_nested_** emphasis
-        text = _EMPHASIS_RE.sub(r"\2", text)
+        text = _EMPHASIS_RE.sub(lambda m: next(g for g in m.groups() if g is not None), text)
     return " ".join(text.split())
 
 

@@ -28,7 +28,7 @@ _INNER_NUMBER_RE = re.compile(r"(?<=[.,;]\s)\[(\d{1,3})\]\s")  # "[13] " after a
 
 _CITE_COMMAND_RE = re.compile(
     r"\\(?:[Cc]ite(?:p|t|alp|alt|author|year|yearpar|num|url)?|[Pp]arencite|[Tt]extcite|[Aa]utocite|[Ss]martcite|"
-    r"[Ff]ootcite(?:text)?|[Ss]upercite|[Ff]ullcite)\*?(?:\s*\[[^\]]*\]){0,2}\s*\{([^{}]*)\}")
+    r"[Ff]ootcite(?:text)?|[Ss]upercite|[Ff]ullcite)\*?(?:\s*\[[^\[\]]*\]){0,2}\s*\{([^{}]*)\}")
 _PLACEHOLDER_RE = re.compile(r"\[(?:CIT|CITE|CITATION|REF|\?{1,3}|citation needed)\]", re.IGNORECASE)
 _PANDOC_RE = re.compile(r"\[[^\[\]@]{0,40}@[\w:.#$%&+?<>~/-]+(?:[^\[\]]{0,80})\]")
 _PANDOC_KEY_RE = re.compile(r"@([\w:.#$%&+?<>~/-]*[\w])")
@@ -51,6 +51,7 @@ _NARRATIVE_AUTHORS = rf"{_NAME}(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?"  # no 
 _NARRATIVE_RE = re.compile(rf"(?<![^\W\d_])(?<![^\W\d_]['’-])({_NARRATIVE_AUTHORS})\s+\(({_YEARS})"
                            rf"(?:\s*,\s*(?:pp?|ch|chap|sec)\.?\s*[\d–-]+)?\)")
 _YEAR_RE = re.compile(rf"\b({_YEAR})\b")
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
 _NAME_WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _NOT_SURNAMES = {"et", "al", "and", "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos",
                  "le", "la", "ter", "ten", "el"}
@@ -64,9 +65,10 @@ class AuthorYear:
     year: str  # "2020" or "2020a"
 
 
-def find_markers(text: str, references: list[ReferenceItem] = ()) -> list[Marker]:
-    """Every citation marker in `text`, in order, resolved to positions in `references`."""
-    resolver = Resolver(references)
+def find_markers(text: str, references: "list[ReferenceItem] | Resolver" = ()) -> list[Marker]:
+    """Every citation marker in `text`, in order, resolved to positions in `references` (a list, or the Resolver
+    of one: a document's paragraphs share one, so that the list is read once, not once per paragraph)."""
+    resolver = references if isinstance(references, Resolver) else Resolver(references)
     found: list[Marker] = []
     covered = bytearray(len(text))  # 1 where a marker already found lies: a new one may not overlap it
 
@@ -161,8 +163,27 @@ class Resolver:
             if item.key:
                 self.by_key.setdefault(item.key, position)
                 self.by_key.setdefault(item.key.casefold(), position)
-        self.heads = [_author_head(item) for item in self.references]
         self.by_number = _printed_numbers(self.references)
+        # each entry's authors and years, and the entries of each year and of each word of their authors: read on
+        # the first author-year citation (not once per paragraph, nor every entry for every citation)
+        self._heads: list[tuple[str, set[str]]] = []
+        self._by_year: dict[str, set[int]] = {}
+        self._by_word: dict[str, set[int]] = {}
+
+    def _candidates(self, year: str, surname: str) -> list[int]:
+        """Positions of the references, in order, that write `year` (with or without a letter) and the first word
+        of `surname` (folded) as a word of their authors."""
+        if not self._heads and self.references:
+            self._heads = [_author_head(item) for item in self.references]
+            for position, (item, (head, years)) in enumerate(zip(self.references, self._heads)):
+                for written in {y[:4] for y in years} | {str(item.year or "")[:4]}:
+                    self._by_year.setdefault(written, set()).add(position)
+                for word in set(_LETTERS_RE.findall(head)):
+                    self._by_word.setdefault(word, set()).add(position)
+        first = _LETTERS_RE.search(surname)
+        if first is None:
+            return sorted(self._by_year.get(year, ()))
+        return sorted(self._by_year.get(year, set()) & self._by_word.get(first.group(0), set()))
 
     def keys(self, keys: list[str]) -> list[int]:
         positions = [self.by_key.get(key, self.by_key.get(key.casefold())) for key in keys]
@@ -182,7 +203,8 @@ class Resolver:
         """The reference whose first author is the cited one and whose year agrees (with its letter, if any)."""
         year, letter = cite.year[:4], cite.year[4:]
         best: tuple[int, int] | None = None  # (where the surname stands in the author list, position)
-        for position, (item, (head, years)) in enumerate(zip(self.references, self.heads)):
+        for position in self._candidates(year, cite.surnames[0]):
+            item, (head, years) = self.references[position], self._heads[position]
             if cite.year not in years and not (not letter and (year in years or str(item.year or "") == year)):
                 continue
             where = _surname_at(head, cite.surnames[0])
@@ -227,8 +249,4 @@ def _surname_at(head: str, surname: str) -> int | None:
 
 
 def _unique(values) -> list[int]:
-    seen: list[int] = []
-    for value in values:
-        if value not in seen:
-            seen.append(value)
-    return seen
+    return list(dict.fromkeys(values))  # (a list's `in` made "\\cite{k1,...,k50000}" quadratic)

@@ -44,7 +44,7 @@ _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
     (b"7z\xbc\xaf", "a 7-Zip archive", "Pack a LaTeX project as .zip"),
     (b"Rar!", "a RAR archive", "Pack a LaTeX project as .zip"),
 ]
-_LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\]]*\])*\{")
+_LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\[\]]*\])*\{")
 _MARKDOWN_RE = re.compile(r"^(?:#{1,6}\s+\S|---\s*$|\s*[-*]\s+\S.*$)", re.MULTILINE)
 _BIB_ENTRY_RE = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
 _DOCUMENTCLASS_RE = re.compile(r"^[^%\n]*\\documentclass\b", re.MULTILINE)

@@ -31,7 +31,7 @@ _HEADINGS = {"references", "reference list", "bibliography", "literature cited",
              "literaturverzeichnis", "references and notes", "références", "bibliographie", "cited literature"}
 _PAGE_NUMBER_RE = re.compile(r"^\d{1,4}$")  # a page number between two pages of the list
 _MARKER_RE = re.compile(r"^(?:\[(\d{1,3})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")  # years are no numbers
-_BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
+_BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{[^}]*\}")
 _LATEX_BLOCK_RE = re.compile(r"\\(?:begin|end)\{thebibliography\}(?:\{[^}]*\})?|\\newblock\b")
 
 _UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f\u0391-\u03a9\u0410-\u042f"

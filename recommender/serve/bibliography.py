@@ -14,7 +14,7 @@ from recommender.paper import Paper
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import parse_reference_list
 
-_LATEX_BIB_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\s*\[[^\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
+_LATEX_BIB_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\s*\[[^\[\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
 _ENTRY_RE = re.compile(r"@(\w+)\s*[{(]\s*([^,\s{}()]+)\s*,")
 _NOT_REFERENCES = {"string", "preamble", "comment"}
 

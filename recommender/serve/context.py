@@ -36,8 +36,8 @@ _BREAKS = {"latex": _LATEX_BREAK_RE, "markdown": _MARKDOWN_BREAK_RE}
 _ITEMS = {"latex": _LATEX_ITEM_RE, "markdown": _MARKDOWN_ITEM_RE}
 _LATEX_COMMENT_RE = re.compile(r"(?<!\\)%[^\n]*")
 _LATEX_DROPPED_RE = re.compile(r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|nameref|nocite|index|footnotemark)"
-                               r"\*?\s*(?:\[[^\]]*\]\s*)?\{[^{}]*\}")
-_LATEX_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+                               r"\*?\s*(?:\[[^\[\]]*\]\s*)?\{[^{}]*\}")
+_LATEX_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\])?\s*\{")
 _LATEX_ABSTRACT_RE = re.compile(r"\\begin\s*\{abstract\}(.*?)(?:\\end\s*\{abstract\}|\Z)", re.DOTALL)
 _LATEX_ABSTRACT_MACRO_RE = re.compile(r"\\abstract\s*\{")
 _SPACE_BEFORE_PUNCTUATION_RE = re.compile(r"\s+([.,;:!?)])")

@@ -27,7 +27,7 @@ _AFFILIATION_RE = re.compile(
     r"cent(?:er|re)|academy|hospital|inc|ltd|gmbh|corp\w*|company|foundation|ministry|street|road|avenue)\b",
     re.IGNORECASE)
 _EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]{1,64}@\S+")  # a bounded local part (RFC 5321) keeps the search linear
-_BRACKETED_RE = re.compile(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}")
+_BRACKETED_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")  # linear: each stops at the next opener
 _MARKS_RE = re.compile(r"[\d*†‡§¶#∗⋆✉]+")
 _SEPARATORS_RE = re.compile(r"\s*(?:,|;|&|·|•|\band\b|\bund\b)\s*", re.IGNORECASE)
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "dos", "das", "bin",
