@@ -14,8 +14,10 @@ import json
 import multiprocessing
 import sys
 import time
+from pathlib import Path
 
 from bench import machine
+from bench.paths import write_json
 
 PASSAGE_EN = ("As these systems became more sophisticated, many works proposed new ideas to automate the evaluation "
               "process by predicting conversational user satisfaction [CIT]. ") * 2
@@ -98,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         for process in spinners:
             process.kill()
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(results, handle, indent=1)
+        write_json(Path(args.json), results)
     return 0
 
 

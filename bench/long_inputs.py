@@ -1,7 +1,7 @@
 """Hostile text against the functions a remote user's text reaches: CPU seconds at three sizes each, to tell
 linear from quadratic (or worse) growth. Run it on two checkouts to compare (docs/security.md).
 
-    python -m bench.long_inputs [--json FILE] [--scale 1]
+    python -m bench.long_inputs [--json FILE] [--limit 150]
 
 Each case runs in a process of its own with a time limit (--limit seconds), so a pattern that backtracks
 without end is reported as "over the limit" instead of stopping the run.
@@ -9,12 +9,13 @@ without end is reported as "over the limit" instead of stopping the run.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import sys
 import time
+from pathlib import Path
 
 from bench import machine
+from bench.paths import write_json
 from recommender.documents.errors import DocumentError
 from recommender.documents.read import read_document
 
@@ -125,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = ", ".join("over the limit" if s is None else f"{s:.3f}" for s in seconds)
         print(f"| {case} | {', '.join(f'{s:,}' for s in sizes)} | {shown} |", flush=True)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(results, handle, indent=1)
+        write_json(Path(args.json), results)
     return 0
 
 
