@@ -15,12 +15,14 @@ import zipfile
 from recommender.documents.assemble import ABSTRACT_HEADINGS, assemble, heading_name
 from recommender.documents.blocks import Block, add, paragraph
 from recommender.documents.errors import DocumentError
-from recommender.documents.limits import MAX_DOCX_BYTES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check, megabytes
+from recommender.documents.limits import (MAX_DOCX_BYTES, MAX_DOCX_STYLES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check,
+                                           megabytes)
 from recommender.documents.model import Document
 
 MAX_BOLD_HEADING_WORDS = 10
 MAX_TITLE_WORDS = 30
 _PARAGRAPH_TAG_RE = re.compile(rb"<w:p[\s>/]")
+_STYLE_TAG_RE = re.compile(rb"<w:style[\s>/]")
 
 
 def read_docx(data: bytes) -> Document:
@@ -86,3 +88,11 @@ def _check_sizes(data: bytes) -> None:
             raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as .docx, or "
                                 "export it as PDF.") from exc
         check(len(_PARAGRAPH_TAG_RE.findall(xml)), MAX_PARAGRAPHS, "The document", "paragraphs")
+        styles = next((info for info in infos if info.filename == "word/styles.xml"), None)
+        if styles is not None:  # python-docx searches every style for each paragraph and run
+            try:
+                count = len(_STYLE_TAG_RE.findall(package.read(styles)))
+            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError) as exc:
+                raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as "
+                                    ".docx, or export it as PDF.") from exc
+            check(count, MAX_DOCX_STYLES, "This Word file's list of styles", "styles")

@@ -17,6 +17,7 @@ MAX_PROJECT_BIB_BYTES = 16 * MB  # its .bib and .bbl files, together
 MAX_DOCX_BYTES = 100 * MB  # what a Word file's parts unpack to, together (its pictures included)
 MAX_DOCX_XML_BYTES = 24 * MB  # its text part (word/document.xml), unpacked
 MAX_TEXT_CHARS = 2_000_000  # the text of a document once read (a LaTeX project with its includes expanded)
+MAX_DOCX_STYLES = 1_000  # styles of a Word file (a long thesis has a few hundred); each paragraph's costs grow with them
 MAX_PARAGRAPHS = 20_000  # paragraphs (and lines of a text file) of a document
 MAX_INCLUDES = 200  # \input / \include commands a LaTeX project may follow, in all
 MAX_INCLUDE_DEPTH = 10  # \input inside \input ...

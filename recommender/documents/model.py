@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -33,13 +34,17 @@ class Passage:
     section: str = ""
 
     def render(self, start: int = 0, end: int | None = None,
-               marked: Callable[[Marker], bool] = lambda marker: False) -> str:
+               marked: Callable[[Marker], bool] = lambda marker: False, ordered: list[Marker] | None = None) -> str:
         """text[start:end] with each marker inside it written [CIT] where `marked(marker)`, else removed; spaces
-        tidied."""
+        tidied. `ordered`: the markers sorted by start (`ordered_markers`), from a caller that renders a passage
+        once per marker or sentence (thousands of markers would otherwise be sorted thousands of times)."""
         end = len(self.text) if end is None else end
+        ordered = self.ordered_markers() if ordered is None else ordered
         pieces, cursor = [], start
-        for marker in sorted(self.markers, key=lambda m: m.start):
-            if marker.start < start or marker.end > end:
+        for marker in ordered[bisect_left(ordered, start, key=_start):]:
+            if marker.start > end:
+                break
+            if marker.end > end:
                 continue
             pieces.append(self.text[cursor:marker.start])
             pieces.append(f" {CITATION_MARK} " if marked(marker) else " ")
@@ -47,12 +52,20 @@ class Passage:
         pieces.append(self.text[cursor:end])
         return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join("".join(pieces).split()))
 
+    def ordered_markers(self) -> list[Marker]:
+        """The markers in order of their start."""
+        return sorted(self.markers, key=_start)
+
     @property
     def where(self) -> dict[str, int]:
         """{"line": n} or {"page": n}: the location key used in reports."""
         if self.page is not None:
             return {"page": self.page}
         return {"line": self.line or 0}
+
+
+def _start(marker: Marker) -> int:
+    return marker.start
 
 
 @dataclass

@@ -39,7 +39,7 @@ def split_sentences(text: str) -> list[tuple[int, int, str]]:
         if not piece.strip():
             paragraph_break = paragraph_break or piece.count("\n") > 1
             continue
-        if spans and not paragraph_break and _continues(text[spans[-1][0]:spans[-1][1]], piece):
+        if spans and not paragraph_break and _continues(_tail(text, *spans[-1]), piece):
             spans[-1][1] = end
         else:
             spans.append([start, end])
@@ -60,6 +60,14 @@ def split_sentences(text: str) -> list[tuple[int, int, str]]:
         end -= len(piece) - len(piece.rstrip())
         result.append((start, end, text[start:end]))
     return result
+
+
+def _tail(text: str, start: int, end: int, size: int = 40) -> str:
+    """The last `size` characters of text[start:end] without its trailing spaces: all `_continues` reads of a
+    sentence (copying the whole sentence took quadratic time when thousands of pieces continue one)."""
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return text[max(start, end - size):end]
 
 
 def _continues(previous: str, piece: str) -> bool:

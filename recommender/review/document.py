@@ -6,7 +6,7 @@ found, and the corpus papers it misses, each tied to the passage where it belong
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -201,18 +201,18 @@ class DocumentReviewer:
         """Every citation marker and placeholder of the document with its suggestions (`cited` never suggested).
         Past MAX_PLACES places, placeholders first and then the first in the document are answered (said in
         `notices`)."""
-        spots = [(passage, marker, sentences) for passage in document.passages if passage.markers
-                 for sentences in [split_sentences(passage.text)] for marker in passage.markers]
+        spots = [(passage, marker, split) for passage in document.passages if passage.markers
+                 for split in [_Split(passage)] for marker in passage.markers]
         answered = set(sorted(range(len(spots)), key=lambda i: (not spots[i][1].placeholder, i))[:MAX_PLACES])
         if len(spots) > MAX_PLACES and notices is not None:
             notices.append(f"The document has {len(spots):,} citation places; the first {MAX_PLACES:,} (its "
                            "placeholders first) were answered.")
-        asked = [marker_context(passage, marker, self.window, sentences) if i in answered else ""
-                 for i, (passage, marker, sentences) in enumerate(spots)]
+        asked = [marker_context(passage, marker, self.window, split) if i in answered else ""
+                 for i, (passage, marker, split) in enumerate(spots)]
         answers = self.suggest(document, asked, cited, k)
-        return [Place(passage, marker, marker_context(passage, marker, 0, sentences),
+        return [Place(passage, marker, marker_context(passage, marker, 0, split),
                       [pid for pid in (matches[i] for i in marker.references if i < len(matches)) if pid], answer)
-                for (passage, marker, sentences), answer in zip(spots, answers)]
+                for (passage, marker, split), answer in zip(spots, answers)]
 
     def suggest(self, document: Document, contexts: list[str], exclude: set[str], k: int) -> list[list[Suggestion]]:
         """Local-mode suggestions for each context, the document's title and abstract as its draft (their texts
@@ -355,20 +355,32 @@ def claims_with_missing(claims: list[UncitedClaim], missing: list[MissingPaper],
     return sorted(claims + more, key=lambda claim: claim.order) if more else claims
 
 
+class _Split:
+    """A passage's sentences, their starts and its markers in order, worked out once for all its markers."""
+
+    def __init__(self, passage: Passage, sentences: list[tuple[int, int, str]] | None = None):
+        self.sentences = split_sentences(passage.text) if sentences is None else sentences
+        self.starts = [start for start, _, _ in self.sentences]
+        self.ordered = passage.ordered_markers()
+
+
 def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW,
-                   sentences: list[tuple[int, int, str]] | None = None) -> str:
+                   sentences: list[tuple[int, int, str]] | _Split | None = None) -> str:
     """The sentence holding `marker` and `window` sentences on each side (None: the whole passage, or past
     CONTEXT_CHARS the sentences nearest the marker's up to that length), the marker written [CIT] and the
     passage's other markers removed. `sentences`: the passage's, when already split."""
     def kept(other: Marker) -> bool:
         return other is marker
 
+    split = sentences if isinstance(sentences, _Split) else None
+    ordered = split.ordered if split is not None else None
     if window is None and len(passage.text) <= CONTEXT_CHARS:
-        return passage.render(marked=kept)
-    sentences = split_sentences(passage.text) if sentences is None else sentences
+        return passage.render(marked=kept, ordered=ordered)
+    split = split or _Split(passage, sentences)
+    sentences, ordered = split.sentences, split.ordered
     if not sentences:
-        return passage.render(marked=kept)
-    here = max(0, bisect_right([start for start, _, _ in sentences], marker.start) - 1)
+        return passage.render(marked=kept, ordered=ordered)
+    here = max(0, bisect_right(split.starts, marker.start) - 1)
     if window is not None:
         first, last = max(0, here - window), min(len(sentences) - 1, here + window)
     else:
@@ -382,14 +394,19 @@ def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEX
                     (first, last), grown = wider, True
             if not grown:
                 break
-    return passage.render(sentences[first][0], max(sentences[last][1], marker.end), kept)
+    return passage.render(sentences[first][0], max(sentences[last][1], marker.end), kept, ordered)
 
 
 def uncited_sentences(passage: Passage) -> list[str]:
     """The passage's sentences that hold no citation marker (markers of other kinds removed)."""
-    spans = [(m.start, m.end) for m in passage.markers]
+    starts = sorted(m.start for m in passage.markers)
+
+    def holds_marker(start: int, end: int) -> bool:  # a marker starts in [start, end)
+        i = bisect_left(starts, start)
+        return i < len(starts) and starts[i] < end
+
     return [" ".join(sentence.split()) for start, end, sentence in split_sentences(passage.text)
-            if not any(start <= s < end for s, _ in spans) and _has_words(sentence)]
+            if not holds_marker(start, end) and _has_words(sentence)]
 
 
 def strip_markers(passage: Passage) -> str:

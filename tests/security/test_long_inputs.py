@@ -4,6 +4,7 @@ with its length, not with its square or worse: each input below took from half a
 that a loaded machine cannot fail it, far below what the old patterns took."""
 from __future__ import annotations
 
+import io
 import time
 
 import numpy as np
@@ -29,7 +30,7 @@ def cpu_time(function, *args):
 
 
 LINEAR_IDS = ["hyphenated name", "hyphenated name in parentheses", "narrative in one word", "markers side by side",
-              "blank lines", "brackets", "link brackets", "Chinese without spaces", "word ending a line",
+              "blank lines", "run-on sentence", "brackets", "link brackets", "Chinese without spaces", "word ending a line",
               "URL's next line"]
 
 
@@ -39,6 +40,7 @@ LINEAR_IDS = ["hyphenated name", "hyphenated name in parentheses", "narrative in
     (find_markers, "Ab-" * 60_000),                                      # narrative citations tried inside words
     (find_markers, "[1] " * 50_000),                                     # each marker compared with all before
     (split_sentences, "Hello world [CIT]." + " \n" * 20_000 + "x"),      # a paragraph break: cubic
+    (split_sentences, "go on now. " * 200_000),                          # one sentence continued: each piece copied it
     (document_kind, "[" * 300_000),                                      # Markdown detection
     (document_kind, "](" * 150_000),
     (detect_language, "中" * 400_000),                  # script runs built by copying; an e-mail's name unbounded
@@ -79,6 +81,20 @@ def test_hostile_documents_are_read_in_linear_time(name, text):
 def test_deep_nesting_is_refused_with_a_message(text):
     with pytest.raises(DocumentError, match="too deeply"):
         _read("a.tex", "\\begin{document}\n" + text + "\n\\end{document}")
+
+
+def test_a_word_file_with_thousands_of_styles_is_refused_before_it_is_parsed():
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+
+    word = docx.Document()
+    for i in range(1_100):
+        word.styles.add_style(f"Style {i}", WD_STYLE_TYPE.PARAGRAPH)
+    word.add_paragraph("A paragraph of the draft that is long enough to be read as one of its passages.")
+    buffer = io.BytesIO()
+    word.save(buffer)
+    with pytest.raises(DocumentError, match="list of styles is over 1,000 styles"):
+        read_document(buffer.getvalue(), "draft.docx")
 
 
 def test_a_reference_list_is_read_once_for_all_paragraphs():
