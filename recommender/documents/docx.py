@@ -82,17 +82,18 @@ def _check_sizes(data: bytes) -> None:
         if body.file_size > MAX_DOCX_XML_BYTES:
             raise DocumentError(f"The text of this Word file unpacks to {megabytes(body.file_size)}; up to "
                                 f"{megabytes(MAX_DOCX_XML_BYTES)} are read. Split the document.")
-        try:
-            xml = package.read(body)
-        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError) as exc:
-            raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as .docx, or "
-                                "export it as PDF.") from exc
+        xml = _read_part(package, body)
         check(len(_PARAGRAPH_TAG_RE.findall(xml)), MAX_PARAGRAPHS, "The document", "paragraphs")
         styles = next((info for info in infos if info.filename == "word/styles.xml"), None)
         if styles is not None:  # python-docx searches every style for each paragraph and run
-            try:
-                count = len(_STYLE_TAG_RE.findall(package.read(styles)))
-            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError) as exc:
-                raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as "
-                                    ".docx, or export it as PDF.") from exc
-            check(count, MAX_DOCX_STYLES, "This Word file's list of styles", "styles")
+            check(len(_STYLE_TAG_RE.findall(_read_part(package, styles))), MAX_DOCX_STYLES,
+                  "This Word file's list of styles", "styles")
+
+
+def _read_part(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A part of the package, unpacked (DocumentError when it is damaged)."""
+    try:
+        return package.read(info)
+    except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError) as exc:
+        raise DocumentError(f"This Word file is damaged ({exc}). Open it in Word and save it again as .docx, or "
+                            "export it as PDF.") from exc

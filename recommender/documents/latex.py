@@ -48,8 +48,6 @@ _BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\[
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
 _BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{([^{}]*)\}")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
-_VERBATIM_RE = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}.*?\\end\{\1\}"
-                          r"|\\(?:verb\*?|lstinline)([^\w\s{])[^\n]*?\2|\\iffalse\b.*?\\fi\b", re.DOTALL)
 _TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\])?\s*\{")
 _URL_RE = re.compile(r"\\(?:url|href)\s*\{[^{}\n]*\}")
 _BEGIN_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\begin\s*\{document\})", re.MULTILINE)
@@ -119,12 +117,14 @@ def split_preamble(source: str) -> tuple[str, str]:
 
 _VERBATIM_START_RE = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}"
                                 r"|\\(?:verb\*?|lstinline)([^\w\s{])|\\iffalse\b")
+_FI_RE = re.compile(r"\\fi\b")
 
 
 def _blank_verbatim(source: str) -> str:
-    """What `_VERBATIM_RE.sub(_blank, source)` gives, in linear time: the lazy `.*?` searched to the end of the
-    text from every unclosed opener ("\\iffalse " * n, "\\begin{verbatim}" * n took quadratic time). Here each
-    opener's end is searched once; a kind of block whose end was not found is not searched for again."""
+    """Verbatim blocks (`verbatim`, `lstlisting`, `minted`, `comment` environments; `\\verb|...|`, `\\lstinline`)
+    and `\\iffalse ... \\fi` blanked, an opener without its end left as it is. Each opener's end is searched once,
+    and a kind of block whose end was not found is not searched for again (a lazy regex searched to the end of
+    the text from every unclosed opener: "\\iffalse " * n took quadratic time)."""
     pieces, at, pos, unclosed = [], 0, 0, set()
     while match := _VERBATIM_START_RE.search(source, pos):
         if match.group(2):  # \verb|...|: its end on the same line
@@ -135,9 +135,12 @@ def _blank_verbatim(source: str) -> str:
             closer = "\\fi" if match.group(1) is None else f"\\end{{{match.group(1)}}}"
             end = -1
             if closer not in unclosed:
-                found = (re.compile(r"\\fi\b") if closer == "\\fi" else re.compile(re.escape(closer))).search(
-                    source, match.end())
-                end = found.end() if found else -1
+                if match.group(1) is None:
+                    found = _FI_RE.search(source, match.end())
+                    end = found.end() if found else -1
+                else:
+                    end = source.find(closer, match.end())
+                    end = end + len(closer) if end >= 0 else -1
                 if end < 0:
                     unclosed.add(closer)
         if end < 0:
@@ -149,8 +152,7 @@ def _blank_verbatim(source: str) -> str:
     return "".join(pieces)
 
 
-def _blank(text: str | re.Match) -> str:
-    text = text.group(0) if isinstance(text, re.Match) else text
+def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 

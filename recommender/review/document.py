@@ -358,25 +358,23 @@ def claims_with_missing(claims: list[UncitedClaim], missing: list[MissingPaper],
 class _Split:
     """A passage's sentences, their starts and its markers in order, worked out once for all its markers."""
 
-    def __init__(self, passage: Passage, sentences: list[tuple[int, int, str]] | None = None):
-        self.sentences = split_sentences(passage.text) if sentences is None else sentences
+    def __init__(self, passage: Passage):
+        self.sentences = split_sentences(passage.text)
         self.starts = [start for start, _, _ in self.sentences]
         self.ordered = passage.ordered_markers()
 
 
 def marker_context(passage: Passage, marker: Marker, window: int | None = CONTEXT_WINDOW,
-                   sentences: list[tuple[int, int, str]] | _Split | None = None) -> str:
+                   split: _Split | None = None) -> str:
     """The sentence holding `marker` and `window` sentences on each side (None: the whole passage, or past
     CONTEXT_CHARS the sentences nearest the marker's up to that length), the marker written [CIT] and the
-    passage's other markers removed. `sentences`: the passage's, when already split."""
+    passage's other markers removed. `split`: the passage's, when already worked out for another marker."""
     def kept(other: Marker) -> bool:
         return other is marker
 
-    split = sentences if isinstance(sentences, _Split) else None
-    ordered = split.ordered if split is not None else None
     if window is None and len(passage.text) <= CONTEXT_CHARS:
-        return passage.render(marked=kept, ordered=ordered)
-    split = split or _Split(passage, sentences)
+        return passage.render(marked=kept, ordered=split.ordered if split is not None else None)
+    split = split or _Split(passage)
     sentences, ordered = split.sentences, split.ordered
     if not sentences:
         return passage.render(marked=kept, ordered=ordered)
