@@ -16,7 +16,8 @@ from lsprotocol import types
 
 from recommender.serve.citations import citation_at, find_citations
 from recommender.serve.context import citation_query, draft_of
-from recommender.serve.lsp import ADD_COMMAND, CLAIM_CODE, CitationServer, Superseded
+from recommender.documents.limits import MAX_TEXT_CHARS
+from recommender.serve.lsp import ADD_COMMAND, CLAIM_CODE, TOO_LARGE_CODE, CitationServer, Superseded
 from recommender.serve.lsp_client import StdioClient, position_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -184,6 +185,15 @@ def test_markdown_pandoc_completion(client, project):
     assert "ir1" in ids(completion)[:3]  # "Query expansion with pseudo relevance feedback"
     item = next(item for item in completion.items if item.data["paper_id"] == "ir1")
     assert item.text_edit.new_text == item.label and item.command.arguments[0] == (project / "refs.bib").as_uri()
+
+
+def test_a_document_too_large_for_claims_gets_one_diagnostic_saying_so(client, project):
+    text = "It has been widely shown that residual connections train deep networks. " * (MAX_TEXT_CHARS // 70)
+    uri = client.open(project / "huge.md", text, "markdown")
+    client.wait_for(lambda: client.diagnostics.get(uri), timeout=60)
+    (only,) = client.diagnostics[uri]
+    assert only.code == TOO_LARGE_CODE and f"{len(text):,} characters" in only.message
+    assert f"{MAX_TEXT_CHARS:,}" in only.message
 
 
 # ---------------------------------------------------------------------- reading a document at a cursor

@@ -9,7 +9,8 @@ Markdown/Pandoc documents.
                  edit that appends its BibTeX entry (the app's export) to the .bib the document names
     hover        on a key: the paper card, and how close it is to the sentence that cites it
     diagnostics  sentences that read like uncited claims (Information; the review's claim scores), each with code
-                 actions that cite one of the top papers there; .bib entries no index paper matches (Hint)
+                 actions that cite one of the top papers there (documents of up to MAX_TEXT_CHARS; a larger
+                 one gets a single diagnostic saying so); .bib entries no index paper matches (Hint)
 
 The index loads once, before the server answers. One engine thread answers every request in turn: a completion
 or code action that a newer one for the same document supersedes before its turn is dropped (the client's
@@ -34,7 +35,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from recommender.corpus.export import citation_keys
-from recommender.documents.limits import MAX_CLAIMS
+from recommender.documents.limits import MAX_CLAIMS, MAX_TEXT_CHARS
 from recommender.paper import Paper
 from recommender.pipeline.confidence import strength
 from recommender.pipeline.recommender import Recommender
@@ -51,6 +52,7 @@ VERSION = "1.0"
 ADD_COMMAND = "citation-recommender.addToBibliography"
 CLAIM_CODE = "uncited-claim"
 UNMATCHED_CODE = "not-in-index"
+TOO_LARGE_CODE = "too-large"
 COMPLETION_K = 10  # papers offered at a citation
 ACTION_K = 5  # papers offered to cite an uncited claim
 DEBOUNCE_S = 0.5  # pause in typing before a document's diagnostics are computed again
@@ -326,6 +328,12 @@ class CitationServer(LanguageServer):
     async def _claims(self, document: TextDocument, kind: str, bibs: list[Bibliography]) -> list[types.Diagnostic]:
         """Information diagnostics on the sentences that read like uncited claims (the MAX_CLAIMS likeliest)."""
         text = document.source
+        if len(text) > MAX_TEXT_CHARS:
+            return [types.Diagnostic(
+                types.Range(types.Position(0, 0), types.Position(0, 0)),
+                f"This document is {len(text):,} characters; uncited claims are checked in documents of up to "
+                f"{MAX_TEXT_CHARS:,}.", severity=types.DiagnosticSeverity.Information, code=TOO_LARGE_CODE,
+                source=NAME)]
         cited = frozenset(self._cited(text, kind, bibs))
         sentences = [s for s in await asyncio.to_thread(body_sentences, text, kind) if not s.cited]
         unknown = list(dict.fromkeys(s.text for s in sentences if (s.text, cited) not in self._scored))
