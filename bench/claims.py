@@ -56,7 +56,12 @@ def load_paragraphs(folder: Path) -> dict[str, list[str]]:
 
 def clean(sentence: str) -> str:
     """The sentence as the scorer may see it: citations removed, cross-references numbered."""
-    text = _CITATION.sub(" ", sentence)
+    return tidy(_CITATION.sub(" ", sentence))
+
+
+def tidy(text: str) -> str:
+    """Text as its authors wrote it, where a data set took its citations or cross-references out: brackets left
+    empty ("(see )") removed, spaces before punctuation closed ("theory ."), "Theorem REF" read "Theorem 1"."""
     text = _EMPTY_BRACKETS.sub(" ", text)
     text = _CROSS_REFERENCE.sub("1", text)
     text = re.sub(r"\s+", " ", text).strip()

@@ -8,7 +8,8 @@ in order with numbered markers, four to a paragraph, and a numbered ACM-style re
 corpus's metadata (a reference outside the corpus: its DOI). Up to 3 citations are removed from each (seeded):
 sentences of at least three words that cite exactly one paper, of the corpus, which no other sentence cites lose
 their marker and that paper's entry; the sentence stays as its authors wrote it (where a data set's "sentence" is
-several, the one that held the marker is the removed sentence a flag must hit).
+several, the one that held the marker is the removed sentence a flag must hit), closed up where the marker went,
+and cross-references numbered as a reader sees them (unArXive writes "Fig. REF").
 unArXive sample: the same from each paper's real paragraphs (non-citing sentences included), its reference list
 the raw reference strings.
 
@@ -39,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import machine
-from bench.claims import is_development
+from bench.claims import is_development, tidy
 from bench.paths import DATA, need
 from recommender.documents.read import read_document
 from recommender.store.build import build_index
@@ -99,7 +100,8 @@ def write_text(submission: Submission, entry, names=lambda pid: "") -> str:
     """The submission as plain text: title, abstract, paragraphs with [n] markers, numbered references. A removed
     citation that stood for its authors ("[CIT] propose ...", where ACM-CR's annotators replaced "Smith et al.
     [3]"; also after a comma: "Lately, [CIT] introduce") is written with the authors' names (`names`), as the
-    sentence read before the annotation."""
+    sentence read before the annotation. What the data set took out is closed up as its authors wrote it
+    (`bench.claims.tidy`: no "theory ." where a marker went, "Fig. 1" for unArXive's "Fig. REF")."""
     numbers = {pid: n for n, pid in enumerate(submission.cited(), start=1)}
     body = []
     for paragraph in submission.paragraphs:
@@ -109,7 +111,7 @@ def write_text(submission: Submission, entry, names=lambda pid: "") -> str:
             marker = f"[{', '.join(map(str, kept))}]" if kept else ""
             if not kept and cited and _AUTHORS_CIT.search(text):
                 marker = names(cited[0])
-            sentences.append(" ".join(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "").split()))
+            sentences.append(tidy(_CIT.sub(lambda _: marker, text, count=1).replace(CITATION_MARK, "")))
             for pid in cited:
                 if pid in submission.removed:
                     submission.written[pid] = _marked_sentence(text, marker)
@@ -124,7 +126,7 @@ def _marked_sentence(text: str, marker: str) -> str:
     `marker` there and the other [CIT]s removed."""
     probe = " ".join(_CIT.sub(lambda _: f"{marker} {_PROBE}", text, count=1).replace(CITATION_MARK, "").split())
     held = [sentence for _, _, sentence in split_sentences(probe) if _PROBE in sentence] or [probe]
-    return " ".join(held[0].replace(_PROBE, "").split())
+    return tidy(held[0].replace(_PROBE, ""))
 
 
 def author_names(records: dict, pid: str) -> str:
@@ -214,7 +216,7 @@ def review_all(reviewer: DocumentReviewer, submissions: list[Submission], corpus
         ceiling_lists = reviewer.suggest(document, list(submission.removed.values()), report.cited, K)
         flagged_text = [" ".join(claim.sentence.split()) for claim in report.uncited]
         # the removed sentences as the submission reads (with the authors' names written back)
-        removed_plain = {pid: submission.written.get(pid) or " ".join(_CIT.sub("", text).split())
+        removed_plain = {pid: submission.written.get(pid) or tidy(_CIT.sub("", text))
                          for pid, text in submission.removed.items()}
         hit_flags = {pid for pid, text in removed_plain.items()
                      if any(_overlaps(text, claim) for claim in flagged_text)}

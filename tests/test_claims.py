@@ -121,3 +121,19 @@ def test_a_marker_that_opens_a_sentence_stays_with_it():
     text = "We study search. [7] analyze the growth of image collections. It was shown before. [4] We go on."
     assert sentences(text) == ["We study search.", "[7] analyze the growth of image collections.",
                                "It was shown before. [4]", "We go on."]
+
+
+def test_the_review_benchmark_writes_a_removed_citation_as_its_authors_would():
+    """bench.review_real: where a citation was removed, no gap is left ("theory ."), and unArXive's cross-references
+    ("Fig. REF") read as a reader sees them; the removed sentence a flag must hit is written the same way."""
+    from bench.review_real import Submission, write_text
+
+    submission = Submission("paper", "Title", "Abstract", [[
+        ("The model is realized in twistor string theory [CIT].", ["removed"]),
+        ("See Fig. REF for the setup of [CIT] (see [CIT]).", ["kept", "also-kept"])]])
+    submission.removed["removed"] = submission.paragraphs[0][0][0]
+    text = write_text(submission, entry=lambda pid: f"Entry of {pid}.")
+    assert "twistor string theory." in text and "theory ." not in text
+    assert "See Fig. 1 for the setup of [1, 2]." in text and "REF" not in text  # "(see )" left empty: removed
+    assert submission.written["removed"] == "The model is realized in twistor string theory."
+    assert "[1] Entry of kept.\n[2] Entry of also-kept." in text
