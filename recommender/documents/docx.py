@@ -28,38 +28,69 @@ _STYLE_TAG_RE = re.compile(rb"<w:style[\s>/]")
 def read_docx(data: bytes) -> Document:
     """A Word draft: title, abstract, passages with their paragraph numbers, markers, the References section."""
     import docx
+    from docx.oxml.ns import qn
+    from docx.text.paragraph import Paragraph
 
     _check_sizes(data)
     try:
         word = docx.Document(io.BytesIO(data))
+        styles = StyleNames(word.styles)
     except Exception as exc:  # python-docx and lxml raise many kinds of error on a damaged package
         raise DocumentError(f"This Word file is damaged or not a .docx document ({type(exc).__name__}: {exc}). "
                             "Open it in Word and save it again as .docx, or export it as PDF.") from exc
     title = ""
     blocks: list[Block] = []
-    for number, para in enumerate(word.paragraphs, start=1):
+    body = word.element.body
+    # the body's paragraphs, as `word.paragraphs` has them, with their style ids read from each paragraph itself
+    for number, element in enumerate(body.iterchildren(qn("w:p")) if body is not None else (), start=1):
+        para = Paragraph(element, word)
         lines = [line.strip() for line in para.text.split("\n") if line.strip()]
         if not lines:
             continue
         text = paragraph(lines)
-        style = (para.style.name if para.style is not None else "") or ""
+        style = styles.paragraph(element.style)
         if style == "Title" and not title:
             title = text
             continue
         if style.casefold() == "abstract":
             add(blocks, Block(text="Abstract", line=number, heading=True))
-        heading = style.startswith("Heading") or style == "Subtitle" or _bold_heading(para, text)
+        heading = style.startswith("Heading") or style == "Subtitle" or _bold_heading(para, text, styles)
         add(blocks, Block(text=text, line=number, heading=heading, lines=tuple(lines), one_entry=True))
     if not title and blocks and _could_be_title(blocks[0]):
         title, blocks = blocks[0].text, blocks[1:]
     return assemble(blocks, "docx", title)
 
 
-def _bold_heading(para, text: str) -> bool:
+def _bold_heading(para, text: str, styles: StyleNames) -> bool:
+    if len(text.split()) > MAX_BOLD_HEADING_WORDS or text.endswith("."):
+        return False
     runs = [run for run in para.runs if run.text.strip()]
-    return (bool(runs) and all(run.bold or (run.style is not None and "Strong" in (run.style.name or ""))
-                               for run in runs)
-            and len(text.split()) <= MAX_BOLD_HEADING_WORDS and not text.endswith("."))
+    return bool(runs) and all(run.bold or "Strong" in styles.character(run.element.style) for run in runs)
+
+
+class StyleNames:
+    """The names of a Word file's styles by id, read once. python-docx searches every style of the file for each
+    paragraph's and run's style (the default one included): 20,000 paragraphs took 95 s with Word's own 160 styles
+    and 490 s with 1,000."""
+
+    def __init__(self, styles):
+        from docx.enum.style import WD_STYLE_TYPE
+
+        self.names = {(style.type, style.style_id): style.name or "" for style in styles}
+        self.kinds = WD_STYLE_TYPE.PARAGRAPH, WD_STYLE_TYPE.CHARACTER
+        self.defaults = {kind: (default.name or "") if default is not None else ""
+                         for kind in self.kinds for default in [styles.default(kind)]}
+
+    def paragraph(self, style_id: str | None) -> str:
+        return self._name(style_id, self.kinds[0])
+
+    def character(self, style_id: str | None) -> str:
+        return self._name(style_id, self.kinds[1])
+
+    def _name(self, style_id: str | None, kind) -> str:
+        """The style's name; the kind's default style's for none, an unknown id or a style of another kind (as
+        python-docx answers)."""
+        return self.names.get((kind, style_id), self.defaults[kind]) if style_id else self.defaults[kind]
 
 
 def _could_be_title(block: Block) -> bool:
