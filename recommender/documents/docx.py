@@ -15,29 +15,41 @@ import zipfile
 from recommender.documents.assemble import ABSTRACT_HEADINGS, assemble, heading_name
 from recommender.documents.blocks import Block, add, paragraph
 from recommender.documents.errors import DocumentError
-from recommender.documents.limits import (MAX_DOCX_BYTES, MAX_DOCX_STYLES, MAX_DOCX_XML_BYTES, MAX_PARAGRAPHS, check,
-                                           megabytes)
+from recommender.documents.limits import (MAX_DOCX_BYTES, MAX_DOCX_RUNS, MAX_DOCX_STYLES, MAX_DOCX_XML_BYTES,
+                                           MAX_PARAGRAPHS, check, megabytes)
 from recommender.documents.model import Document
 
 MAX_BOLD_HEADING_WORDS = 10
 MAX_TITLE_WORDS = 30
-_PARAGRAPH_TAG_RE = re.compile(rb"<w:p[\s>/]")
-_STYLE_TAG_RE = re.compile(rb"<w:style[\s>/]")
+_PREFIX = rb"<(?:[A-Za-z_][\w.-]*:)?"  # an element's namespace prefix, if any (not necessarily "w:")
+_PARAGRAPH_TAG_RE = re.compile(_PREFIX + rb"p[\s>/]")
+_RUN_TAG_RE = re.compile(_PREFIX + rb"r[\s>/]")
+_STYLE_TAG_RE = re.compile(_PREFIX + rb"style[\s>/]")
 
 
 def read_docx(data: bytes) -> Document:
     """A Word draft: title, abstract, passages with their paragraph numbers, markers, the References section."""
     import docx
-    from docx.oxml.ns import qn
-    from docx.text.paragraph import Paragraph
 
     _check_sizes(data)
     try:
         word = docx.Document(io.BytesIO(data))
-        styles = StyleNames(word.styles)
+        title, blocks = _read_body(word, StyleNames(word.styles))
+    except DocumentError:
+        raise
     except Exception as exc:  # python-docx and lxml raise many kinds of error on a damaged package
         raise DocumentError(f"This Word file is damaged or not a .docx document ({type(exc).__name__}: {exc}). "
                             "Open it in Word and save it again as .docx, or export it as PDF.") from exc
+    if not title and blocks and _could_be_title(blocks[0]):
+        title, blocks = blocks[0].text, blocks[1:]
+    return assemble(blocks, "docx", title)
+
+
+def _read_body(word, styles: StyleNames) -> tuple[str, list[Block]]:
+    """The paragraph styled "Title" and the body's blocks."""
+    from docx.oxml.ns import qn
+    from docx.text.paragraph import Paragraph
+
     title = ""
     blocks: list[Block] = []
     body = word.element.body
@@ -56,9 +68,7 @@ def read_docx(data: bytes) -> Document:
             add(blocks, Block(text="Abstract", line=number, heading=True))
         heading = style.startswith("Heading") or style == "Subtitle" or _bold_heading(para, text, styles)
         add(blocks, Block(text=text, line=number, heading=heading, lines=tuple(lines), one_entry=True))
-    if not title and blocks and _could_be_title(blocks[0]):
-        title, blocks = blocks[0].text, blocks[1:]
-    return assemble(blocks, "docx", title)
+    return title, blocks
 
 
 def _bold_heading(para, text: str, styles: StyleNames) -> bool:
@@ -76,7 +86,9 @@ class StyleNames:
     def __init__(self, styles):
         from docx.enum.style import WD_STYLE_TYPE
 
-        self.names = {(style.type, style.style_id): style.name or "" for style in styles}
+        self.names: dict[str, tuple] = {}
+        for style in styles:  # the first style of an id answers for it (python-docx's look-up)
+            self.names.setdefault(style.style_id, (style.type, style.name or ""))
         self.kinds = WD_STYLE_TYPE.PARAGRAPH, WD_STYLE_TYPE.CHARACTER
         self.defaults = {kind: (default.name or "") if default is not None else ""
                          for kind in self.kinds for default in [styles.default(kind)]}
@@ -90,7 +102,8 @@ class StyleNames:
     def _name(self, style_id: str | None, kind) -> str:
         """The style's name; the kind's default style's for none, an unknown id or a style of another kind (as
         python-docx answers)."""
-        return self.names.get((kind, style_id), self.defaults[kind]) if style_id else self.defaults[kind]
+        found = self.names.get(style_id) if style_id else None
+        return found[1] if found is not None and found[0] == kind else self.defaults[kind]
 
 
 def _could_be_title(block: Block) -> bool:
@@ -99,26 +112,26 @@ def _could_be_title(block: Block) -> bool:
 
 
 def _check_sizes(data: bytes) -> None:
-    """DocumentError unless the Word file's parts unpack within their limits and its text part holds at most
-    MAX_PARAGRAPHS paragraphs: checked on the zip's own records (which reading holds to) before it is parsed."""
+    """DocumentError unless the Word file's parts unpack within their limits: checked on the zip's own records
+    (which reading holds to) and on every XML part's tags, under any namespace prefix, before it is parsed. Which
+    part is the text, and which the styles, is for the package to say; each part is held to the limits of both."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         infos = package.infolist()
         total = sum(info.file_size for info in infos)
         if total > MAX_DOCX_BYTES:
             raise DocumentError(f"This Word file unpacks to {megabytes(total)}; up to {megabytes(MAX_DOCX_BYTES)} "
                                 "are read. Leave out large pictures, or export it as PDF.")
-        body = next((info for info in infos if info.filename == "word/document.xml"), None)
-        if body is None:
-            return
-        if body.file_size > MAX_DOCX_XML_BYTES:
-            raise DocumentError(f"The text of this Word file unpacks to {megabytes(body.file_size)}; up to "
-                                f"{megabytes(MAX_DOCX_XML_BYTES)} are read. Split the document.")
-        xml = _read_part(package, body)
-        check(len(_PARAGRAPH_TAG_RE.findall(xml)), MAX_PARAGRAPHS, "The document", "paragraphs")
-        styles = next((info for info in infos if info.filename == "word/styles.xml"), None)
-        if styles is not None:  # python-docx searches every style for each paragraph and run
-            check(len(_STYLE_TAG_RE.findall(_read_part(package, styles))), MAX_DOCX_STYLES,
-                  "This Word file's list of styles", "styles")
+        for info in infos:
+            if not info.filename.casefold().endswith((".xml", ".rels")):
+                continue
+            if info.file_size > MAX_DOCX_XML_BYTES:
+                raise DocumentError(f"The part {info.filename} of this Word file unpacks to "
+                                    f"{megabytes(info.file_size)}; up to {megabytes(MAX_DOCX_XML_BYTES)} are read. "
+                                    "Split the document.")
+            xml = _read_part(package, info)
+            check(len(_PARAGRAPH_TAG_RE.findall(xml)), MAX_PARAGRAPHS, "The document", "paragraphs")
+            check(len(_RUN_TAG_RE.findall(xml)), MAX_DOCX_RUNS, "The document", "runs of text")
+            check(len(_STYLE_TAG_RE.findall(xml)), MAX_DOCX_STYLES, "This Word file's list of styles", "styles")
 
 
 def _read_part(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

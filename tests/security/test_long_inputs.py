@@ -126,6 +126,36 @@ def test_a_word_file_at_its_paragraph_and_style_limits_is_read_in_linear_time():
     assert seconds < 4 * CPU_SECONDS, f"a Word file at the limits took {seconds:.1f} s of CPU"
 
 
+def _word_file_with(document_xml: str) -> bytes:
+    """A Word file (python-docx's template) whose text part is `document_xml`."""
+    import zipfile
+
+    import docx
+
+    template = io.BytesIO()
+    docx.Document().save(template)
+    out = io.BytesIO()
+    with zipfile.ZipFile(template) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            body = document_xml.encode("utf-8") if info.filename == "word/document.xml" else source.read(info)
+            target.writestr(info.filename, body)
+    return out.getvalue()
+
+
+WORD = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+@pytest.mark.parametrize("body, refused", [
+    ("<x:p/>" * 25_000, "20,000 paragraphs"),     # the Word namespace under another prefix: once not counted
+    ("<x:p>" + "<x:r><x:t>a</x:t></x:r>" * 120_000 + "</x:p>", "100,000 runs of text"),
+    ("<x:p><x:r><x:rPr><x:b x:val='maybe'/></x:rPr><x:t>Heading</x:t></x:r></x:p>", "damaged"),
+], ids=["paragraphs under another prefix", "runs", "a bold run of no known value"])
+def test_hostile_word_files_are_refused_with_a_message(body, refused):
+    xml = f'<?xml version="1.0"?><x:document xmlns:x="{WORD}"><x:body>{body}</x:body></x:document>'
+    with pytest.raises(DocumentError, match=refused):
+        read_document(_word_file_with(xml), "draft.docx")
+
+
 def test_a_reference_list_is_read_once_for_all_paragraphs():
     """500 paragraphs citing by author and year against 1,250 references: each paragraph used to read the whole
     list again (1,000 against 2,500 took 70 s)."""
