@@ -123,7 +123,7 @@ def big_markdown(folder: Path, megabytes: int = 49) -> Path:
     return path
 
 
-def _docx(path: Path, document_xml: bytes | None = None, chunks=None) -> Path:
+def word_file(path: Path, document_xml: bytes | None = None, chunks=None) -> Path:
     """A Word file from python-docx's own template with word/document.xml replaced (by bytes, or streamed from
     `chunks` so that a huge part is never held)."""
     import docx
@@ -158,7 +158,7 @@ def docx_text_bomb(folder: Path, megabytes: int = 1536) -> Path:
             yield block
         yield b"</w:body></w:document>"
 
-    return _docx(folder / "bomb.docx", chunks=chunks())
+    return word_file(folder / "bomb.docx", chunks=chunks())
 
 
 def docx_many_paragraphs(folder: Path, count: int = 3_000_000) -> Path:
@@ -166,7 +166,7 @@ def docx_many_paragraphs(folder: Path, count: int = 3_000_000) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {_W}><w:body>'.encode()
            + b"<w:p/>" * count + b"</w:body></w:document>")
-    return _docx(folder / "paragraphs.docx", xml)
+    return word_file(folder / "paragraphs.docx", xml)
 
 
 def long_pdf(folder: Path, pages: int = 2000) -> Path:

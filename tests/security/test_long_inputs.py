@@ -10,6 +10,8 @@ import time
 import numpy as np
 import pytest
 
+from bench.hostile import word_file
+
 from recommender.documents.errors import DocumentError
 from recommender.documents.limits import MAX_DOCX_STYLES, MAX_PARAGRAPHS
 from recommender.documents.markers import find_markers
@@ -126,22 +128,6 @@ def test_a_word_file_at_its_paragraph_and_style_limits_is_read_in_linear_time():
     assert seconds < 4 * CPU_SECONDS, f"a Word file at the limits took {seconds:.1f} s of CPU"
 
 
-def _word_file_with(document_xml: str) -> bytes:
-    """A Word file (python-docx's template) whose text part is `document_xml`."""
-    import zipfile
-
-    import docx
-
-    template = io.BytesIO()
-    docx.Document().save(template)
-    out = io.BytesIO()
-    with zipfile.ZipFile(template) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            body = document_xml.encode("utf-8") if info.filename == "word/document.xml" else source.read(info)
-            target.writestr(info.filename, body)
-    return out.getvalue()
-
-
 WORD = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
@@ -150,10 +136,11 @@ WORD = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
     ("<x:p>" + "<x:r><x:t>a</x:t></x:r>" * 120_000 + "</x:p>", "100,000 runs of text"),
     ("<x:p><x:r><x:rPr><x:b x:val='maybe'/></x:rPr><x:t>Heading</x:t></x:r></x:p>", "damaged"),
 ], ids=["paragraphs under another prefix", "runs", "a bold run of no known value"])
-def test_hostile_word_files_are_refused_with_a_message(body, refused):
+def test_hostile_word_files_are_refused_with_a_message(body, refused, tmp_path):
     xml = f'<?xml version="1.0"?><x:document xmlns:x="{WORD}"><x:body>{body}</x:body></x:document>'
+    path = word_file(tmp_path / "draft.docx", xml.encode("utf-8"))
     with pytest.raises(DocumentError, match=refused):
-        read_document(_word_file_with(xml), "draft.docx")
+        read_document(path.read_bytes(), "draft.docx")
 
 
 def test_a_reference_list_is_read_once_for_all_paragraphs():
