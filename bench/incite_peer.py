@@ -41,13 +41,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from annoy import AnnoyIndex
 
 from bench import machine
 from bench.incite_encoder import InciteEncoder
 from bench.paths import DATA, RESULTS, SCRATCH, need, write_json
 from bench.quality import DATASETS
-from recommender.config import ANNOY_TREES, METHODS
+from recommender.config import METHODS
 from recommender.embedding.encoders import english_encoder
 from recommender.evaluation.evaluate import evaluate
 from recommender.evaluation.metrics import summarize
@@ -55,7 +54,7 @@ from recommender.evaluation.queries import EvalQuery, queries_from_file, queries
 from recommender.pipeline.learned import load_head, load_reranker
 from recommender.pipeline.recommender import Recommender
 from recommender.pipeline.retrieve import allowed
-from recommender.store import versions as files
+from recommender.store import clusters, versions as files
 from recommender.store.index import Index
 from recommender.store.build import build_index
 
@@ -228,28 +227,23 @@ def faiss_vectors(faiss_dir: Path, ids: list[str]) -> np.ndarray:
 
 def sibling_index(base: Index, vectors: np.ndarray, root: Path, model: str) -> Index:
     """An index that is `base` with `vectors` as its dense field: every other file is a link to base's (never
-    written), the dense Annoy forest (and format 2's `.npy` copy) are new. Published once, then reused."""
+    written), the dense field's vectors and clusters are new. Published once, then reused."""
     try:
         files.current_version(root)
         return Index.load(root)
     except files.IndexDirectoryError:
         pass
-    dense = {"dense.ann", "dense.npy"}
+    dense = {"dense.npy", *clusters.file_names("dense")}
     with files.build_lock(root):
         staging = files.new_staging_dir(root)
         for name in base.manifest["files"]:
             if name not in dense:
                 (staging / name).parent.mkdir(parents=True, exist_ok=True)
                 (staging / name).symlink_to(base.version / name)
-        if "dense.npy" in base.manifest["files"]:
-            np.save(staging / "dense.npy", vectors)
-        forest = AnnoyIndex(vectors.shape[1], "angular")
-        for pos, vector in enumerate(vectors):
-            forest.add_item(pos, vector)
-        forest.build(ANNOY_TREES, n_jobs=-1)
-        forest.save(str(staging / "dense.ann"))
-        forest.unload()
+        np.save(staging / "dense.npy", vectors)
+        clusters.build(staging, "dense")
         info = {k: v for k, v in base.manifest.items() if k not in ("files", "created")}
+        info["clusters_trained_on"] = {**info["clusters_trained_on"], "dense": len(vectors)}
         files.publish(root, staging, {**info, "model": model, "source": {**info.get("source", {}),
                                                                          "vectors": "incite FAISS store"}})
     return Index.load(root)

@@ -1,9 +1,7 @@
-"""Index format 3 against format 2 on a real index: the same top 10, load time and memory.
+"""Two index formats (or two engine versions) on a real index: the same top 10, load time and memory.
 
-    # the format-2 index, copied, and the same version rewritten as format 3 (same Annoy file, same records)
-    python -m bench.index_format upgrade --index IDX/acm-pool --out IDX/h4/acm-v3
-    # top 10 of every query (run it with this code on both copies, and with the code before format 3 on the
-    # format-2 copy: the script needs only the public engine API that both have)
+    # top 10 of every query (run it with each engine version on its own build of the same corpus: the script
+    # needs only the public engine API that every format has)
     python -m bench.index_format rank --index DIR --data ../shared/data --out top10.json
     python -m bench.index_format compare A.json B.json [C.json ...]
 
@@ -17,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import shutil
 import time
 from pathlib import Path
 
@@ -25,40 +22,6 @@ import numpy as np
 
 from bench import machine
 from bench.paths import need
-
-
-def upgrade(source: Path, out: Path) -> None:
-    """Copy the index directory `source` (format 2) to `out` and publish its live version again as format 3:
-    the same papers.sqlite, BM25, graph and Annoy files, the columns written from the records, no vector copy."""
-    from recommender.store import versions as files
-    from recommender.store.columns import Columns, write_columns
-    from recommender.store.index import Index
-    from recommender.store.build import date_key
-
-    shutil.copytree(source, out)
-    index = Index.load(out)
-    if index.manifest["format_version"] != 2:
-        raise SystemExit(f"{source} is format {index.manifest['format_version']}, not 2")
-    papers = index.all_papers()
-    fields = {"dense": index.dense} | ({"multilingual": index.multilingual} if index.multilingual is not None else {})
-    live, manifest = index.version, index.manifest
-    index.close()
-    with files.build_lock(out):
-        staging = files.new_staging_dir(out)
-        for name in manifest["files"]:
-            if name.endswith(".npy") and Path(name).stem in fields or name == "meta.json":
-                continue
-            (staging / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(live / name, staging / name)
-        write_columns(staging, Columns(ids=[p.id for p in papers], titles=[p.title for p in papers],
-                                       authors=[p.authors for p in papers], venues=[p.venue for p in papers],
-                                       dois=[p.doi for p in papers],
-                                       years=[p.year if isinstance(p.year, int) else 0 for p in papers],
-                                       dates=[date_key(p) for p in papers]))
-        for field, vectors in fields.items():
-            files.record_vector_dim(staging, field, vectors.shape[1])
-        info = {k: v for k, v in manifest.items() if k not in ("format_version", "created", "files")}
-        files.publish(out, staging, info)
 
 
 def queries(index, data: Path | None, own: int = 100, seed: int = 0) -> dict[str, object]:
@@ -118,9 +81,6 @@ def compare(paths: list[Path]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    up = commands.add_parser("upgrade")
-    up.add_argument("--index", type=Path, required=True)
-    up.add_argument("--out", type=Path, required=True)
     ranked = commands.add_parser("rank")
     ranked.add_argument("--index", type=Path, required=True)
     ranked.add_argument("--data", type=Path)
@@ -128,13 +88,11 @@ def main() -> None:
     compared = commands.add_parser("compare")
     compared.add_argument("runs", type=Path, nargs="+")
     args = parser.parse_args()
-    if args.command in ("upgrade", "rank"):
+    if args.command == "rank":
         need(parser, args.index, "--index", "DIR (the index to read)")
     if args.command == "rank" and args.data:
         need(parser, args.data, "--data", "DIR (the shared benchmark data)")
-    if args.command == "upgrade":
-        upgrade(args.index, args.out)
-    elif args.command == "rank":
+    if args.command == "rank":
         rank(args.index, args.data, args.out)
     else:
         compare(args.runs)

@@ -15,8 +15,8 @@ bench/results/milvus_parity.json and prints one Markdown table.
 With --index and --queries (a synthetic corpus of `bench.scale`: its index and its queries.json of global and local
 queries, without relevance judgements): the index is loaded into milvus-lite once (`milvus-load`'s way) in a
 database under --work, and every query is ranked by the default pipeline and by `bm25`, `dense` and `hybrid`, top
-10 as the app answers, on three backends: in process (Annoy, as served), in process with exact cosine instead of
-Annoy (what both approximate searches approximate), and Milvus. Per query set and method: how many queries get the
+10 as the app answers, on three backends: in process (the clusters, as served), in process with exact cosine instead
+of the clusters (what both approximate searches approximate), and Milvus. Per query set and method: how many queries get the
 same top 10 (ids and order), the same ten papers, and the mean overlap of the top 10s; the time to rank a query
 whose text is encoded, wall and CPU (milvus-lite runs in this process, so its threads' CPU counts), p50/p95. Also
 the load's time, the segments and bytes on disk, and memory. Nothing is written into the index directory (it is
@@ -239,7 +239,7 @@ def synthetic(args) -> dict:
 
 def synthetic_table(report: dict) -> str:
     lines = ["| queries | method | same top 10 (order) / same 10 papers / mean overlap: Milvus vs in-process | "
-             "Milvus vs exact | in-process (Annoy) vs exact | ms p50 / p95 in-process | exact | Milvus | "
+             "Milvus vs exact | in-process (clusters) vs exact | ms p50 / p95 in-process | exact | Milvus | "
              "CPU ms p50 / p95 in-process | Milvus |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for mode, result in report["sets"].items():

@@ -5,7 +5,7 @@
 Kills. For `index` (a full rebuild into an existing index) and `index --add`, each run starts from a copy of the
 same base index (its embedding cache holds only the base papers, so every run has the same work to do). A run is
 killed either when a given stage becomes visible on disk (staging folder made, papers written, lexical index
-saved, first and middle embedding chunks cached, vectors saved, Annoy saved, CURRENT switched) or after a given
+saved, first and middle embedding chunks cached, vectors saved, clusters saved, CURRENT switched) or after a given
 fraction of the measured uninterrupted time. After each kill:
   * CURRENT names a complete version whose checksums verify, holding either all the old papers or all the new
     ones (nothing in between), the version it replaced is still on disk, and a query is answered;
@@ -95,7 +95,7 @@ def stage_reached(root: Path, stage: str, base_rows: int, new_papers: int, live:
     if stage == "half embedded":
         return cached_rows(root) >= base_rows + new_papers // 2
     files = {"staging made": ".", "papers written": "columns", "lexical index saved": "bm25",
-             "vectors saved": "vector_dims.json", "Annoy saved": "dense.ann"}
+             "vectors saved": "dense.npy", "clusters saved": "dense.codes.npy"}
     return folder is not None and (folder / files[stage]).exists()
 
 
@@ -152,7 +152,7 @@ def sweep_index(work: Path, papers: int, timed_kills: int) -> list[dict]:
     commands = {"index": lambda root: cli("index", full_file, "--out", root),
                 "index --add": lambda root: cli("index", add_file, "--add", "--out", root)}
     stages = ["staging made", "papers written", "lexical index saved", "first chunk cached", "half embedded",
-              "vectors saved", "Annoy saved", "published"]
+              "vectors saved", "clusters saved", "published"]
     outcomes = []
     for name, command in commands.items():
         target = work / "run"

@@ -11,7 +11,7 @@ one after the other, so that each one's peak memory is its own:
             into the index's embedding cache, and the queries
   build     `CorpusStream` + `build_index` into N/index, as `python -m recommender index` does (the corpus is
             validated once, then streamed into the build); every vector comes from the cache, so the time is the
-            build without embedding (SQLite store, BM25, graph, Annoy, checksums). A sampler thread records which
+            build without embedding (SQLite store, BM25, graph, vectors, clusters, checksums). A sampler thread records which
             line of recommender/store/build.py runs, every 0.2 s, another the peaks of anonymous and file-backed
             resident memory (RSS counts the pages of the memory-mapped files being written, which the kernel
             can write back and drop, with the build's own memory).
@@ -193,8 +193,8 @@ def phase_build(size_dir: Path) -> dict:
         build_index(papers, root, on_progress=progress, progress_bar=False)
     ended, cpu = time.perf_counter(), time.process_time() - began_cpu
     labels = {"papers": "papers: read, SQLite store, columns, BM25 terms", "lexical index": "BM25 postings",
-              "citation graph": "citation graph, vectors from the cache into Annoy",
-              "nearest-neighbour index (dense)": "Annoy trees, checksums, publish"}
+              "citation graph": "citation graph, vectors from the cache into their file",
+              "nearest-neighbour index (dense)": "clusters (k-means, assignment, codes), checksums, publish"}
     stages, previous, label = {}, began, labels["papers"]
     for stage, at in marks:
         stages[label] = stages.get(label, 0) + round(at - previous, 1)
@@ -253,7 +253,25 @@ def phase_query(size_dir: Path, started: float, profile: Path | None) -> dict:
     if profiler:
         profiler.disable()
         profiler.dump_stats(profile)
-    return {**first_query, "latency": latency, **memory_report()}
+    memory = memory_report()  # before the exact searches below read every vector
+    return {**first_query, "latency": latency, **memory, "dense_recall": dense_recall(recommender, queries["global"])}
+
+
+def dense_recall(recommender, queries: list[dict], limit: int = 50, n: int = 200) -> dict:
+    """How many of the exact `n` nearest papers (cosine over every vector) the dense search as served finds, for
+    the first `limit` global queries (the app's pool is 200)."""
+    from recommender.pipeline.retrieve import dense_retrievers, top_positions
+    from recommender.query import Query
+
+    served = dense_retrievers(recommender.index)["dense"]
+    allowed = np.ones(len(recommender.index), dtype=bool)
+    found = []
+    for fields in queries[:limit]:
+        vector = recommender.encode([Query(**fields).main_text])[0]
+        exact = top_positions(np.asarray(recommender.index.dense @ vector), allowed, n)
+        found.append(len(set(served.search(vector, allowed, n).tolist()) & set(exact.tolist())) / n)
+    return {"queries": len(found), "n": n, "mean": round(float(np.mean(found)), 4),
+            "min": round(float(np.min(found)), 4)}
 
 
 # ----------------------------------------------------------------------------------------------- driver

@@ -13,13 +13,12 @@ BM25_STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then "
     "there these they this to was will with".split()
 )
-ANNOY_TREES = 100  # trees of each angular Annoy forest, as in Citeomatic
 
-# -- dense search: Annoy, or exact cosine where that is as cheap ----------------------------------------
-ANNOY_OVERFETCH = 2  # Annoy is asked for this many times the wanted neighbours; the query's filters drop some
-# Exact cosine over the whole field when pool * EXACT_SEARCH_RATIO reaches the corpus size: Annoy's default
-# search visits about (trees x wanted) papers, so on a small corpus or for a deep pool exact search costs as much.
-EXACT_SEARCH_RATIO = ANNOY_TREES
+# -- dense search: the clusters of the field (`store/clusters.py`), or exact cosine where that is as cheap ----
+DENSE_OVERFETCH = 2  # the clusters are asked for this many times the wanted neighbours; the query's filters drop some
+# Exact cosine over the whole field when the clusters would read this share of it anyway (fields of up to about
+# 65,000 papers): one matrix product over all vectors then costs no more.
+EXACT_SEARCH_SHARE = 0.25
 
 # The author diversity of a request unless it says otherwise (`Query.diversity`, the app's slider, the CLI's
 # --diversity): none, in both modes. Measured per mode on ACM-CR dev (`bench/diversity.py`, docs/benchmarks.md,
@@ -35,7 +34,7 @@ class PipelineConfig:
     """Which signals run and how they are mixed."""
 
     lexical: bool = True          # BM25 candidates and score
-    dense: bool = True            # SBERT + Annoy candidates and cosine score
+    dense: bool = True            # SBERT candidates (nearest by cosine) and cosine score
     graph: bool = True            # add references of the top neighbours, score by who cites them
     fusion: str = "mix"           # "mix": weighted sum of normalised scores; "rrf": reciprocal rank fusion
     w_lexical: float = 0.4

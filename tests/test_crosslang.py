@@ -28,7 +28,7 @@ def test_index_has_the_multilingual_field(small_recommender):
     index = small_recommender.index
     assert index.manifest["multilingual"] is True and small_recommender.encode(["x"], "multilingual").shape == (1, 512)
     assert index.multilingual.shape == (len(index), 512)
-    assert index.multilingual_annoy.get_n_items() == len(index)
+    assert len(index.multilingual_clusters.members) == len(index)
 
 
 @pytest.mark.parametrize("text, expected", CHINESE + GERMAN)

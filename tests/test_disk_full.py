@@ -155,7 +155,7 @@ def assert_failed_cleanly(proc: subprocess.CompletedProcess, root: Path, live: d
 
 
 def test_a_build_too_big_for_its_disk_stops_cleanly_and_the_same_command_resumes(tmp_path, small_disk):
-    disk = small_disk(2 * KIB)  # 20 papers take about 0.5 MiB; 1,000 need over 5 (the cache's 2+, Annoy's 3)
+    disk = small_disk(2 * KIB)  # 20 papers take about 0.5 MiB; 1,000 need over 5 (the cache's 2+, the vectors' 2)
     root = disk / "idx"
     small, big = write_corpus(tmp_path / "small.jsonl", 20), write_corpus(tmp_path / "big.jsonl", 1000)
     assert "indexed 20 papers" in run(index_command(small, root)).stdout
@@ -199,20 +199,20 @@ def test_embeddings_saved_before_the_disk_filled_up_are_not_computed_again(tmp_p
 
 
 def test_no_room_for_the_nearest_neighbour_index_is_a_clean_error_not_a_crash(tmp_path, small_disk):
-    """Every text is in the cache already, so the build gets to Annoy's file, which is what does not fit."""
+    """Every text is in the cache already, so the build gets to the vector file, which is what does not fit."""
     disk = small_disk(8 * KIB)
     root = disk / "idx"
     corpus = write_corpus(tmp_path / "corpus.jsonl", 600)
-    assert "indexed 600 papers" in run(index_command(corpus, root)).stdout  # Annoy's file: about 1.5 MiB
+    assert "indexed 600 papers" in run(index_command(corpus, root)).stdout  # the vectors: about 0.9 MiB
     live = snapshot(root)
     filler = disk / "filler"
-    room = 700 * KIB  # the records, columns, BM25 and graph of 600 papers fit (about 0.35 MiB); the Annoy file not
+    room = 700 * KIB  # the records, columns, BM25 and graph of 600 papers fit (about 0.35 MiB); the vectors not
     with open(filler, "wb") as handle:
         os.posix_fallocate(handle.fileno(), 0, shutil.disk_usage(disk).free - room)
 
     proc = run(index_command(corpus, root))
     assert_failed_cleanly(proc, root, live)
-    assert "the nearest-neighbour index needs about" in proc.stderr
+    assert "the vector file needs about" in proc.stderr
 
     filler.unlink()
     proc = run(index_command(corpus, root))
@@ -223,7 +223,7 @@ def test_no_room_for_the_nearest_neighbour_index_is_a_clean_error_not_a_crash(tm
 def test_is_disk_full_knows_the_errors_a_full_disk_raises(tmp_path):
     assert versions.is_disk_full(OSError(errno.ENOSPC, "No space left on device", "x.npy"))
     assert versions.is_disk_full(OSError(errno.EDQUOT, "Disk quota exceeded"))
-    assert versions.is_disk_full(OSError("Unable to open: No space left on device (28)"))  # Annoy's, no errno
+    assert versions.is_disk_full(OSError("Unable to open: No space left on device (28)"))  # a library's message, no errno
     full = sqlite3.OperationalError("database or disk is full")
     assert versions.is_disk_full(full)
     try:
@@ -274,10 +274,10 @@ def test_publish_leaves_no_orphan_version_when_current_cannot_be_written(tmp_pat
 
 def test_reserve_space_sets_space_aside_or_says_what_is_needed(tmp_path, small_disk):
     disk = small_disk(2 * KIB)
-    path = disk / f"{uuid.uuid4().hex}.ann"
+    path = disk / f"{uuid.uuid4().hex}.npy"
     path.touch()
     versions.reserve_space(path, 1024 * KIB, "the test file")
-    assert path.stat().st_size == 0  # set aside beyond its end: the size is Annoy's to set
+    assert path.stat().st_size == 0  # set aside beyond its end: the size is the writer's to set
     assert shutil.disk_usage(disk).free <= 1024 * KIB  # the space is taken
     other = disk / "other"
     other.touch()
@@ -287,18 +287,3 @@ def test_reserve_space_sets_space_aside_or_says_what_is_needed(tmp_path, small_d
     path.unlink()
     assert shutil.disk_usage(disk).free > 1900 * KIB  # removing the file gives the space back
 
-
-def test_annoy_file_bytes_is_on_the_high_side(tmp_path):
-    import numpy as np
-    from annoy import AnnoyIndex
-
-    vectors = np.random.default_rng(0).standard_normal((1000, 32)).astype(np.float32)
-    path = tmp_path / "a.ann"
-    annoy = AnnoyIndex(32, "angular")
-    annoy.on_disk_build(str(path))
-    for pos, vec in enumerate(vectors):
-        annoy.add_item(pos, vec)
-    annoy.build(10, n_jobs=1)
-    annoy.unload()
-    actual = path.stat().st_size
-    assert actual <= versions.annoy_file_bytes(1000, 32, 10) <= 1.5 * actual

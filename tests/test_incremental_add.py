@@ -1,5 +1,5 @@
-"""Small additions keep the Annoy forests (issue 30): the new papers are searched exactly beside them, rankings
-equal a full rebuild's, and the addition that passes `MERGE_SHARE` builds new forests over all papers."""
+"""Small additions keep the clusters' centroids (issue 30): only the new papers are assigned, every search finds
+them, rankings equal a full rebuild's, and the addition that passes `MERGE_SHARE` trains new clusters."""
 import shutil
 
 import numpy as np
@@ -26,6 +26,14 @@ def top10(root, query):
         recommender.index.close()
 
 
+def members_of(index):
+    """Each paper's cluster in `index`'s dense field."""
+    clusters = index.clusters
+    of = np.empty(len(index), dtype=np.int64)
+    of[np.asarray(clusters.members)] = np.repeat(np.arange(len(clusters.centroids)), np.diff(clusters.offsets))
+    return of
+
+
 @pytest.fixture(scope="module")
 def grown(tmp_path_factory):
     """An index of 60 papers grown by 5 (within the share), and a full build of the same 65."""
@@ -41,28 +49,30 @@ def grown(tmp_path_factory):
     return folder, first
 
 
-def test_a_small_addition_links_the_forest_and_keeps_every_vector(grown):
+def test_a_small_addition_keeps_the_centroids_and_the_old_papers_clusters(grown):
     folder, first = grown
     version = versions.current_version(folder / "grown")
     assert version != first
-    assert (version / "dense.ann").stat().st_ino == (first / "dense.ann").stat().st_ino  # not rebuilt: linked
+    old = Index(folder / "grown", first, versions.read_manifest(first))  # the version before the addition
     index, full = Index.load(folder / "grown"), Index.load(folder / "full")
     try:
-        assert len(index) == 65 and index.annoy.get_n_items() == 60
-        assert np.array_equal(index.dense, full.dense)  # the .npy copy holds the new papers' vectors too
+        assert len(index) == 65 and index.manifest["clusters_trained_on"]["dense"] == 60
+        assert np.array_equal(index.clusters.centroids, old.clusters.centroids)
+        assert np.array_equal(members_of(index)[:60], members_of(old))
+        assert np.array_equal(index.dense, full.dense)  # every paper's vector, the new ones too
     finally:
-        index.close()
-        full.close()
+        for each in (old, index, full):
+            each.close()
 
 
-def test_papers_outside_the_forest_are_found_by_the_searches_that_use_it(grown, monkeypatch):
+def test_new_papers_are_found_by_the_searches_that_use_the_clusters(grown, monkeypatch):
     folder, _ = grown
-    monkeypatch.setattr(retrieve, "EXACT_SEARCH_RATIO", 0)  # search the forest even in a corpus this small
+    monkeypatch.setattr(retrieve, "EXACT_SEARCH_SHARE", 2.0)  # search the clusters even in a corpus this small
     index = Index.load(folder / "grown")
     try:
-        searcher = retrieve.DenseRetriever(index.dense, index.annoy)
+        searcher = retrieve.DenseRetriever(index.dense, index.clusters)
         allowed = np.ones(len(index), dtype=bool)
-        for pos in (0, 30, 62, 64):  # inside and outside the forest
+        for pos in (0, 30, 62, 64):  # old and new papers
             assert searcher.search(np.asarray(index.dense[pos]), allowed, 5)[0] == pos
         exact = retrieve.top_positions(np.asarray(index.dense @ index.dense[63]), allowed, 5)
         assert searcher.search(np.asarray(index.dense[63]), allowed, 5).tolist() == exact.tolist()
@@ -76,37 +86,32 @@ def test_rankings_equal_a_full_rebuilds(grown):
         assert top10(folder / "grown", query) == top10(folder / "full", query)
 
 
-def test_the_addition_past_the_share_builds_new_forests(tmp_path):
+def test_the_addition_past_the_share_trains_new_clusters(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(20), root, progress_bar=False)
-    add_to_index(synthetic_papers(2, start=20), root, progress_bar=False)  # 2 <= 10% of 20: kept
-    kept = versions.current_version(root)
-    assert (kept / "dense.npy").is_file()
-    add_to_index(synthetic_papers(3, start=22), root, progress_bar=False)  # 5 outside > 10% of 20: rebuilt
-    merged = versions.current_version(root)
-    assert not (merged / "dense.npy").is_file()
+    add_to_index(synthetic_papers(2, start=20), root, progress_bar=False)  # 22 <= 110% of 20: kept
+    assert versions.read_manifest(versions.current_version(root))["clusters_trained_on"]["dense"] == 20
+    add_to_index(synthetic_papers(3, start=22), root, progress_bar=False)  # 25 > 110% of 20: trained anew
     index = Index.load(root)
     try:
-        assert len(index) == 25 and index.annoy.get_n_items() == 25
+        assert len(index) == 25 and index.manifest["clusters_trained_on"]["dense"] == 25
     finally:
         index.close()
 
 
-def test_a_damaged_forest_is_built_anew_instead_of_linked(tmp_path):
-    """An addition loads the live index without checking its files; the forest it would link is checked first."""
+def test_damaged_clusters_are_trained_anew_instead_of_kept(tmp_path):
+    """An addition loads the live index without checking its files; the clusters it would keep are checked first."""
     root = tmp_path / "idx"
     build_index(synthetic_papers(20), root, progress_bar=False)
-    live = versions.current_version(root) / "dense.ann"
-    with open(live, "r+b") as forest:  # one flipped byte inside the first item's vector
-        forest.seek(100)
-        byte = forest.read(1)
-        forest.seek(100)
-        forest.write(bytes([byte[0] ^ 0xFF]))
+    live = versions.current_version(root) / "dense.centroids.npy"
+    with open(live, "r+b") as centroids:  # one flipped byte inside the first centroid
+        centroids.seek(200)
+        byte = centroids.read(1)
+        centroids.seek(200)
+        centroids.write(bytes([byte[0] ^ 0xFF]))
     add_to_index(synthetic_papers(1, start=20), root, progress_bar=False)
-    version = versions.current_version(root)
-    assert (version / "dense.ann").stat().st_ino != live.stat().st_ino
     index = Index.load(root)  # every file checked against the new manifest
     try:
-        assert len(index) == 21 and index.annoy.get_n_items() == 21
+        assert len(index) == 21 and index.manifest["clusters_trained_on"]["dense"] == 21
     finally:
         index.close()

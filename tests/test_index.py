@@ -28,8 +28,8 @@ def test_build_publishes_a_verified_version_and_loads(small_index, corpus_record
     manifest = versions.read_manifest(version)
     assert manifest["papers"] == len(corpus_records)
     assert manifest["edges"] == sum(len(r["references"]) for r in corpus_records)
-    assert {"papers.sqlite", "dense.ann", "graph.npz", "columns/ids.utf8.npy", "vector_dims.json"} <= set(manifest["files"])
-    assert not {"dense.npy", "meta.json"} & set(manifest["files"])  # the vectors are stored once, in Annoy's file
+    assert {"papers.sqlite", "dense.npy", "dense.codes.npy", "graph.npz", "columns/ids.utf8.npy"} <= set(manifest["files"])
+    assert set(manifest["clusters_trained_on"].values()) == {len(corpus_records)}
     assert manifest["bm25"]["k1"] > 0 and "the" in manifest["bm25"]["stopwords"]  # the analyzer is on record
     index = Index.load(small_index)
     assert len(index) == len(corpus_records)
@@ -41,10 +41,10 @@ def test_damaged_index_fails_with_a_clear_message(tmp_path):
     root = tmp_path / "idx"
     build_index(synthetic_papers(20), root, progress_bar=False)
     version = versions.current_version(root)
-    with open(version / "dense.ann", "r+b") as handle:
+    with open(version / "dense.npy", "r+b") as handle:
         handle.seek(200)
         handle.write(b"\xff\xff\xff\xff")
-    with pytest.raises(versions.IndexDirectoryError, match="dense.ann is missing or damaged"):
+    with pytest.raises(versions.IndexDirectoryError, match="dense.npy is missing or damaged"):
         Index.load(root)
     with pytest.raises(versions.IndexDirectoryError, match="not an index directory"):
         Index.load(tmp_path / "nothing")
@@ -59,13 +59,13 @@ def test_files_verified_once_are_hashed_again_only_when_changed(tmp_path, monkey
     monkeypatch.setattr(versions, "sha256_of", lambda path: hashed.append(path.name) or real_sha256(path))
     assert len(Index.load(root)) == 20 and hashed == []  # checksummed by the build: nothing to hash again
     version = versions.current_version(root)
-    damaged = bytearray((version / "dense.ann").read_bytes())
+    damaged = bytearray((version / "dense.npy").read_bytes())
     damaged[200:204] = b"\xff\xff\xff\xff"
     (version / "dense.new").write_bytes(damaged)
-    os.replace(version / "dense.new", version / "dense.ann")  # same size, other content
-    with pytest.raises(versions.IndexDirectoryError, match="dense.ann is missing or damaged"):
+    os.replace(version / "dense.new", version / "dense.npy")  # same size, other content
+    with pytest.raises(versions.IndexDirectoryError, match="dense.npy is missing or damaged"):
         Index.load(root)
-    assert hashed == ["dense.ann"]
+    assert hashed == ["dense.npy"]
 
 
 def test_author_table_is_built_on_the_first_lookup_only(tmp_path):

@@ -1,18 +1,16 @@
-"""Index format 3 (vectors stored once, inside Annoy's file; columns mapped, not parsed) and format-2 indexes."""
+"""Index format 4: vectors stored once and searched by their clusters, columns mapped, not parsed."""
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
-from annoy import AnnoyIndex
 
 from recommender.paper import Paper
-from recommender.pipeline.recommender import Recommender
-from recommender.query import Query
+from recommender.pipeline import retrieve
+from recommender.pipeline.retrieve import DenseRetriever, top_positions
 from recommender.store import columns as columns_module
 from recommender.store import versions
-from recommender.store.annoy_vectors import item_vectors
+from recommender.store import clusters as clusters_module
 from recommender.store.columns import Columns, read_columns, write_columns
 from recommender.store.index import Index
 from recommender.store.build import build_index, date_key
@@ -25,32 +23,6 @@ ODD_PAPERS = [
           venue="SIGIR", year=1999),
     Paper(id="w4", title="Graph neural networks 🚀 for citations", authors=["X", "Y", "Z"], venue="KDD", year=2020),
 ]
-
-
-def as_format_2(root: Path) -> None:
-    """Rewrite the live version of `root` as index format 2 stored it: the vectors also in FIELD.npy (taken from
-    Annoy's own reading), the columns in meta.json (from the paper records), the manifest's checksums redone."""
-    version = versions.current_version(root)
-    index = Index.load(root)
-    papers = index.all_papers()
-    fields = [("dense", index.annoy)] + ([("multilingual", index.multilingual_annoy)] if index.multilingual_annoy
-                                        else [])
-    for field, annoy in fields:
-        vectors = np.array([annoy.get_item_vector(i) for i in range(len(papers))], dtype=np.float32)
-        np.save(version / f"{field}.npy", vectors)
-    index.close()
-    meta = {"ids": [p.id for p in papers], "titles": [p.title for p in papers], "authors": [p.authors for p in papers],
-            "venues": [p.venue for p in papers], "dois": [p.doi for p in papers],
-            "years": [p.year if isinstance(p.year, int) else 0 for p in papers],
-            "dates": [date_key(p) for p in papers]}
-    (version / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    shutil.rmtree(version / "columns")
-    (version / versions.VECTOR_DIMS).unlink()
-    manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
-    manifest["format_version"] = 2
-    manifest["files"] = {str(p.relative_to(version)): {"sha256": versions.sha256_of(p), "bytes": p.stat().st_size}
-                         for p in sorted(version.rglob("*")) if p.is_file() and p.name != versions.MANIFEST}
-    (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def test_columns_round_trip_odd_values(tmp_path, monkeypatch):
@@ -84,63 +56,52 @@ def test_a_damaged_column_is_refused(tmp_path):
         read_columns(tmp_path)
 
 
-def test_vectors_are_read_from_the_annoy_file(small_index):
+def test_vectors_are_stored_once_and_clustered(small_index):
     index = Index.load(small_index)
-    version = index.version
-    assert not (version / "dense.npy").exists() and not (version / "meta.json").exists()
-    for vectors, annoy, dim in ((index.dense, index.annoy, 384), (index.multilingual, index.multilingual_annoy, 512)):
-        assert vectors.shape == (len(index), dim) and not vectors.flags.writeable
-        expected = np.array([annoy.get_item_vector(i) for i in range(len(index))], dtype=np.float32)
-        assert np.array_equal(vectors, expected)
-        query = expected[3] + 0.1 * expected[7]
-        assert np.array_equal(vectors @ query, expected @ query)  # strided rows give the same products, bit for bit
-    assert np.allclose(np.linalg.norm(index.dense, axis=1), 1.0, atol=1e-3)
+    try:
+        for vectors, clusters, dim in ((index.dense, index.clusters, 384),
+                                       (index.multilingual, index.multilingual_clusters, 512)):
+            assert vectors.shape == (len(index), dim) and not vectors.flags.writeable
+            assert sorted(np.asarray(clusters.members).tolist()) == list(range(len(index)))  # each paper once
+            assert clusters.offsets[0] == 0 and clusters.offsets[-1] == len(index)
+            decoded = np.asarray(clusters.codes, dtype=np.float32) * clusters.scale
+            assert np.abs(decoded - vectors[np.asarray(clusters.members)]).max() <= clusters.scale.max()
+        assert np.allclose(np.linalg.norm(index.dense, axis=1), 1.0, atol=1e-3)
+    finally:
+        index.close()
 
 
-def test_an_annoy_file_of_another_layout_is_refused(tmp_path):
-    rng = np.random.default_rng(0)
-    for metric in ("euclidean", "dot"):  # other node layouts than the angular one the index writes
-        annoy = AnnoyIndex(8, metric)
-        for i in range(50):
-            annoy.add_item(i, rng.normal(size=8).tolist())
-        annoy.build(2)
-        path = tmp_path / f"{metric}.ann"
-        annoy.save(str(path))
-        with pytest.raises(ValueError, match="do not hold|not stored where"):
-            item_vectors(path, 8, 50, annoy)
-    angular = AnnoyIndex(8, "angular")
-    for i in range(50):
-        angular.add_item(i, rng.normal(size=8).tolist())
-    angular.build(2)
-    angular.save(str(tmp_path / "angular.ann"))
-    assert item_vectors(tmp_path / "angular.ann", 8, 50, angular).shape == (50, 8)
-    with pytest.raises(ValueError, match="do not hold"):
-        item_vectors(tmp_path / "angular.ann", 8, 51, angular)  # more papers than the file has items
+def test_clusters_find_what_exact_search_finds(tmp_path, monkeypatch):
+    """20,000 vectors around 300 topics: the clusters' 10 nearest (scored exactly) are nearly the exact 10."""
+    monkeypatch.setattr(retrieve, "EXACT_SEARCH_SHARE", 2.0)  # search the clusters even in a field this small
+    rng = np.random.default_rng(1)
+    topics = rng.normal(size=(300, 48))
+    vectors = topics[rng.integers(0, 300, 20_000)] + 0.6 * rng.normal(size=(20_000, 48))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    np.save(tmp_path / "dense.npy", vectors)
+    mapped = np.load(tmp_path / "dense.npy", mmap_mode="r")
+    centroids, scale = clusters_module.train(mapped)
+    assert len(centroids) == clusters_module.cluster_count(20_000) == 141
+    clusters_module.write(tmp_path, "dense", mapped, centroids, scale, clusters_module.assign(mapped, centroids))
+    searcher = DenseRetriever(mapped, clusters_module.Clusters.load(tmp_path, "dense", 20_000))
+    allowed = np.ones(20_000, dtype=bool)
+    queries = vectors[rng.integers(0, 20_000, 50)] + 0.3 * rng.normal(size=(50, 48)).astype(np.float32)
+    found = [len(set(searcher.search(q, allowed, 10).tolist()) & set(top_positions(vectors @ q, allowed, 10).tolist()))
+             for q in queries]
+    assert np.mean(found) >= 9.5
+    with pytest.raises(ValueError, match="do not hold the version's 20001 papers"):
+        clusters_module.Clusters.load(tmp_path, "dense", 20_001)
 
 
-def test_a_format_2_index_still_loads_and_ranks_identically(small_index, small_recommender, tmp_path):
-    old_root = tmp_path / "old"
-    shutil.copytree(small_index, old_root)
-    as_format_2(old_root)
-    old, new = Index.load(old_root), Index.load(small_index)
-    assert old.manifest["format_version"] == 2 and new.manifest["format_version"] == versions.FORMAT_VERSION == 3
-    assert isinstance(old.titles, list) and not isinstance(new.titles, list)  # meta.json parsed; columns mapped
-    for name in ("ids", "titles", "authors", "venues", "dois"):
-        assert list(getattr(old, name)) == list(getattr(new, name)), name
-    assert np.array_equal(old.years, new.years) and np.array_equal(old.dates, new.dates)
-    assert np.array_equal(old.dense, new.dense) and np.array_equal(old.multilingual, new.multilingual)
-    assert old.position == new.position
-    queries = [Query(title="Citation recommendation", abstract="We recommend papers to cite for a draft.", k=10),
-               Query(context="Dense retrievers [CIT] encode queries and documents into one space.", k=10),
-               Query(title="Graph neural networks", abstract="Message passing over citation graphs.",
-                     exclude=[new.ids[0], new.ids[5]], year_min=2011, k=10)]
-    encoder = small_recommender.encoder
-    for query in queries:
-        before = Recommender(old, encoder=encoder).recommend(query)
-        after = Recommender(new, encoder=encoder).recommend(query)
-        assert [(r.paper_id, r.score) for r in before.recommendations] == \
-               [(r.paper_id, r.score) for r in after.recommendations]
-        assert len(after.recommendations) >= 5
+def test_an_index_of_an_older_format_is_refused_with_a_rebuild_message(small_index, tmp_path):
+    root = tmp_path / "old"
+    shutil.copytree(small_index, root)
+    version = versions.current_version(root)
+    manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
+    manifest["format_version"] = 3  # Annoy forests: rebuilt from the corpus (the embedding cache is kept)
+    (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(versions.IndexDirectoryError, match="index format 3 is not one this version reads.*rebuild"):
+        Index.load(root)
 
 
 def test_an_unknown_format_is_refused_clearly(small_index, tmp_path):
@@ -148,9 +109,9 @@ def test_an_unknown_format_is_refused_clearly(small_index, tmp_path):
     shutil.copytree(small_index, root)
     version = versions.current_version(root)
     manifest = json.loads((version / versions.MANIFEST).read_text(encoding="utf-8"))
-    manifest["format_version"] = 4
+    manifest["format_version"] = 5
     (version / versions.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(versions.IndexDirectoryError, match="index format 4 is not one this version reads"):
+    with pytest.raises(versions.IndexDirectoryError, match="index format 5 is not one this version reads"):
         Index.load(root)
 
 

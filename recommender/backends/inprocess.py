@@ -1,4 +1,4 @@
-"""Today's engine as a backend: BM25 (bm25s) and the dense fields (Annoy, or exact cosine) of the index in this
+"""Today's engine as a backend: BM25 (bm25s) and the dense fields (their clusters, or exact cosine) of the index in this
 process. The default; the other backends are measured against it."""
 from __future__ import annotations
 

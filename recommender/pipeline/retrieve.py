@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from recommender.config import ANNOY_OVERFETCH, EXACT_SEARCH_RATIO, PipelineConfig
+from recommender.config import DENSE_OVERFETCH, EXACT_SEARCH_SHARE, PipelineConfig
 from recommender.corpus.authors import author_key
 from recommender.pipeline.prepare import QueryPreparer
 from recommender.query import Query, Route
@@ -66,28 +66,22 @@ def lexical_texts(query: Query, config: PipelineConfig, route: Route, reader: Qu
 
 
 class DenseRetriever:
-    """Nearest papers to a query vector in one dense field (unit vectors; `annoy`: its Annoy index, None for
-    exact search only). Papers after the forest's last item (added since it was built) are searched exactly."""
+    """Nearest papers to a query vector in one dense field (unit vectors; `clusters`: the field's
+    `store.clusters.Clusters`, None for exact search only)."""
 
-    def __init__(self, vectors: np.ndarray, annoy=None):
-        self.vectors, self.annoy = vectors, annoy
-        self.in_forest = annoy.get_n_items() if annoy is not None else 0
+    def __init__(self, vectors: np.ndarray, clusters=None):
+        self.vectors, self.clusters = vectors, clusters
 
     def search(self, vector: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
-        """The n nearest allowed papers: Annoy's (with the papers outside its forest), or exact cosine when that
-        is as cheap (small corpus, deep pool) or when the filter removes most of Annoy's answers."""
-        if self.annoy is None or n * EXACT_SEARCH_RATIO >= len(self.vectors):
+        """The n nearest allowed papers: the clusters' nearest, scored exactly, or exact cosine over the field when
+        that is as cheap (a small field) or when the filter removes most of the clusters' answers."""
+        if self.clusters is None or self.clusters.scan_share >= EXACT_SEARCH_SHARE:
             return top_positions(np.asarray(self.vectors @ vector), allowed, n)
-        found = np.asarray(self.annoy.get_nns_by_vector(vector, n * ANNOY_OVERFETCH), dtype=np.int64)
-        found = found[allowed[found]][:n] if len(found) else found
-        if len(found) < min(n, int(allowed[:self.in_forest].sum())) // 2:
+        found = self.clusters.nearest(vector, n * DENSE_OVERFETCH)
+        found = found[allowed[found]] if len(found) else found
+        if len(found) < min(n, int(allowed.sum())) // 2:
             return top_positions(np.asarray(self.vectors @ vector), allowed, n)
-        if self.in_forest == len(self.vectors):
-            return found
-        outside = self.in_forest + top_positions(np.asarray(self.vectors[self.in_forest:] @ vector),
-                                                 allowed[self.in_forest:], n)
-        both = np.concatenate([found, outside])
-        return both[np.argsort(-self.similarity(vector, both), kind="stable")][:n]
+        return found[np.argsort(-self.similarity(vector, found), kind="stable")][:n]
 
     def similarity(self, vector: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Cosine of the query vector with the papers at `positions`."""
@@ -98,11 +92,11 @@ def dense_retrievers(index, head=None) -> dict[str, DenseRetriever]:
     """A retriever per dense field of the index: "dense" (English encoder), "tuned" (with `head`, the
     index's `learned.EncoderHead`: the stored vectors through the head, exact search) and "multilingual",
     where present."""
-    fields = {"dense": DenseRetriever(index.dense, index.annoy)}
+    fields = {"dense": DenseRetriever(index.dense, index.clusters)}
     if head is not None:
         fields["tuned"] = DenseRetriever(head.apply(index.dense))
     if index.multilingual is not None:
-        fields["multilingual"] = DenseRetriever(index.multilingual, index.multilingual_annoy)
+        fields["multilingual"] = DenseRetriever(index.multilingual, index.multilingual_clusters)
     return fields
 
 

