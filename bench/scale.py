@@ -18,7 +18,10 @@ one after the other, so that each one's peak memory is its own:
   query     a fresh process, as the app's first query: imports, `Recommender.load`, one global query (the time
             from process start to that answer); then warm latency of `Recommender.recommend` with the default
             config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the
-            draft's title and abstract), each text seen once.
+            draft's title and abstract), each text seen once. The index's files are dropped from the page cache
+            first, as after a reboot, so the first answer reads what it needs from disk and the mapped pages
+            counted at the end (PSS) are those the queries brought in, not the build's leftovers; then the share
+            of the exact 200 nearest papers the dense search finds (recall, 50 global queries).
 
 Every time is taken as wall time and as the process's CPU time: on a machine shared with other jobs the latter is
 what the work costs. The query process runs the encoder on --query-threads threads (1 by default: on a loaded
@@ -91,6 +94,20 @@ def memory_report() -> dict[str, float]:
             "rss_mib": round(status["VmRSS"] / mib), "rss_anon_mib": round(status.get("RssAnon", 0) / mib),
             "rss_file_mib": round(status.get("RssFile", 0) / mib), "pss_mib": round(pss.get("Pss", 0) / mib),
             "pss_file_mib": round(pss.get("Pss_File", 0) / mib)}
+
+
+def pss_by_file(folder: Path) -> dict[str, int]:
+    """MiB of this process's proportional set in each mapped file under `folder` (by path inside it)."""
+    found, current = Counter(), None
+    with open("/proc/self/smaps", encoding="utf-8") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if fields and "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:  # a mapping's first line
+                current = fields[5] if len(fields) > 5 and fields[5].startswith(str(folder)) else None
+            elif current and fields and fields[0] == "Pss:":
+                found[current] += int(fields[1])
+    return {str(Path(path).relative_to(folder)).split("/", 1)[-1]: kib >> 10
+            for path, kib in found.most_common() if kib >> 10}
 
 
 # ----------------------------------------------------------------------------------------------- phases
@@ -253,7 +270,8 @@ def phase_query(size_dir: Path, started: float, profile: Path | None) -> dict:
     if profiler:
         profiler.disable()
         profiler.dump_stats(profile)
-    memory = memory_report()  # before the exact searches below read every vector
+    memory = {**memory_report(), "pss_by_file_mib": pss_by_file(size_dir / "index" / "versions")}  # before the
+    # exact searches below read every vector
     return {**first_query, "latency": latency, **memory, "dense_recall": dense_recall(recommender, queries["global"])}
 
 
@@ -288,6 +306,21 @@ def disk_usage(size_dir: Path) -> dict:
             "corpus_file_bytes": (size_dir / "corpus.jsonl.gz").stat().st_size}
 
 
+def evict_from_page_cache(folder: Path) -> int:
+    """Drop the clean cached pages of every file under `folder` (posix_fadvise DONTNEED; no other process may map
+    them); the bytes of the files."""
+    total = 0
+    for path in folder.rglob("*"):
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+            total += path.stat().st_size
+    return total
+
+
 def run_phase(phase: str, size_dir: Path, n: int, args) -> dict:
     """Run one phase in a child process under the memory watchdog; its JSON result, or why it stopped."""
     result_path = size_dir / f"{phase}.json"
@@ -299,6 +332,8 @@ def run_phase(phase: str, size_dir: Path, n: int, args) -> dict:
         command += ["--pool-index", str(args.pool_index)]
     if args.profile:
         command += ["--profile"]
+    if phase == "query":  # a first start: none of the index in memory (the build leaves its files cached)
+        evict_from_page_cache(size_dir / "index" / "versions")
     load_before = os.getloadavg()[0]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     if phase == "query" and args.query_threads:

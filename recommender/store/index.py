@@ -14,7 +14,7 @@ import numpy as np
 from recommender.corpus.authors import author_key
 from recommender.paper import Paper
 from recommender.store import records, versions as files
-from recommender.store.clusters import Clusters
+from recommender.store.clusters import Clusters, map_vectors
 from recommender.store.columns import read_columns
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
@@ -70,7 +70,7 @@ class Index:
 
     def _load_field(self, prefix: str) -> tuple[Clusters, np.ndarray]:
         """A dense field's clusters and its vectors, memory-mapped."""
-        vectors = np.load(self.version / f"{prefix}.npy", mmap_mode="r")
+        vectors = map_vectors(self.version / f"{prefix}.npy")
         if vectors.ndim != 2 or len(vectors) != len(self):
             raise ValueError(f"{prefix}: {len(vectors)} vectors for {len(self)} papers")
         return Clusters.load(self.version, prefix, len(self)), vectors
