@@ -123,3 +123,15 @@ def test_a_new_build_has_the_papers_in_order(tmp_path):
     assert index.position == {"w1": 0, "w2": 1, "w3": 2, "w4": 3}
     assert [p.id for p in index.papers([3, 0])] == ["w4", "w1"] and index.authors[1] == []
     assert index.venues[1] == "" and index.years.tolist() == [2021, 0, 1999, 2020]
+
+
+def test_vectors_are_mapped_as_numpy_reads_them_and_other_arrays_are_refused(tmp_path):
+    vectors = np.random.default_rng(3).normal(size=(50, 12)).astype(np.float32)
+    np.save(tmp_path / "v.npy", vectors)
+    mapped = clusters_module.map_vectors(tmp_path / "v.npy")
+    assert np.array_equal(mapped, vectors) and mapped.shape == (50, 12) and not mapped.flags.writeable
+    np.save(tmp_path / "wide.npy", vectors.astype(np.float64))
+    np.save(tmp_path / "flat.npy", vectors[0])
+    for name in ("wide.npy", "flat.npy"):
+        with pytest.raises(ValueError, match="not a matrix of float32 vectors"):
+            clusters_module.map_vectors(tmp_path / name)

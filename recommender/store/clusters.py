@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
 
 from recommender.store import versions as files
 
@@ -103,6 +101,9 @@ def train(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     size = min(len(vectors), TRAIN_PER_CLUSTER * lists)
     sample = np.asarray(vectors[np.sort(rng.choice(len(vectors), size, replace=False))], dtype=np.float32)
+    from sklearn.cluster import KMeans  # here: scikit-learn takes seconds to import, and only builds need it
+    from sklearn.exceptions import ConvergenceWarning
+
     with warnings.catch_warnings():  # repeated vectors (the same text twice) leave some clusters empty: harmless
         warnings.simplefilter("ignore", ConvergenceWarning)
         centroids = KMeans(lists, n_init=1, max_iter=KMEANS_ROUNDS, random_state=0).fit(sample).cluster_centers_
