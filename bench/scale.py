@@ -11,10 +11,10 @@ one after the other, so that each one's peak memory is its own:
             into the index's embedding cache, and the queries
   build     `CorpusStream` + `build_index` into N/index, as `python -m recommender index` does (the corpus is
             validated once, then streamed into the build); every vector comes from the cache, so the time is the
-            build without embedding (SQLite store, BM25, graph, vectors, clusters, checksums). A sampler thread records which
-            line of recommender/store/build.py runs, every 0.2 s, another the peaks of anonymous and file-backed
-            resident memory (RSS counts the pages of the memory-mapped files being written, which the kernel
-            can write back and drop, with the build's own memory).
+            build without embedding (SQLite store, BM25, graph, vectors, clusters, checksums). A sampler thread
+            records which line of recommender/store/build.py runs, every 0.2 s, another the peaks of anonymous
+            and file-backed resident memory (RSS counts the pages of the memory-mapped files being written, which
+            the kernel can write back and drop, with the build's own memory).
   query     a fresh process, as the app's first query: imports, `Recommender.load`, one global query (the time
             from process start to that answer); then warm latency of `Recommender.recommend` with the default
             config over the global queries (title + abstract) and the local ones (a passage with [CIT] and the

@@ -86,8 +86,8 @@ def test_clusters_find_what_exact_search_finds(tmp_path, monkeypatch):
     searcher = DenseRetriever(mapped, clusters_module.Clusters.load(tmp_path, "dense", 20_000))
     allowed = np.ones(20_000, dtype=bool)
     queries = vectors[rng.integers(0, 20_000, 50)] + 0.3 * rng.normal(size=(50, 48)).astype(np.float32)
-    found = [len(set(searcher.search(q, allowed, 10).tolist()) & set(top_positions(vectors @ q, allowed, 10).tolist()))
-             for q in queries]
+    found = [len(set(searcher.search(q, allowed, 10).tolist())
+                 & set(top_positions(vectors @ q, allowed, 10).tolist())) for q in queries]
     assert np.mean(found) >= 9.5
     with pytest.raises(ValueError, match="do not hold the version's 20001 papers"):
         clusters_module.Clusters.load(tmp_path, "dense", 20_001)

@@ -3,9 +3,9 @@
 The papers are read once, as they come: each goes into the SQLite store, the columns and the BM25 writer, and
 only compact parts of it stay in memory (its id's position, its column values, its term ids). Every later part
 reads the staged store back a chunk at a time: the citation graph from the references, the vectors (from the
-embedding cache or the encoder) into a `.npy` file, and from that file the clusters that search them. A build's memory so grows with the
-number of papers by a few hundred bytes each (about 500 between 10^5 and 10^6 papers), not by the papers
-themselves (`bench/scale.py` measures it).
+embedding cache or the encoder) into a `.npy` file, and from that file the clusters that search them. A build's
+memory so grows with the number of papers by a few hundred bytes each (about 500 between 10^5 and 10^6 papers),
+not by the papers themselves (`bench/scale.py` measures it).
 """
 from __future__ import annotations
 
@@ -122,7 +122,8 @@ class _Stream:
 
 def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                   multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
-                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME, clusters_from: Path | None = None) -> Path:
+                  source: dict | None = None, runtime: str = DEFAULT_RUNTIME,
+                  clusters_from: Path | None = None) -> Path:
     """`build_index`'s work, for a caller that holds the build lock. `clusters_from`: a version whose clusters
     (of the same encoders, over the first papers of this stream) are kept."""
     english = get_encoder("sbert", max_tokens, runtime)
@@ -250,9 +251,10 @@ def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, o
 
 def _kept_clusters(version: Path, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
     """A field's centroids, scale, each paper's cluster and the papers they were trained on, from `version`;
-    None when any of its cluster files is damaged."""
+    None when any of the files they come from is damaged (the codes are written anew, not read)."""
     manifest = files.read_manifest(version, False)
-    if not all(files.is_intact(version, name, manifest) for name in clusters.file_names(prefix)):
+    if not all(files.is_intact(version, f"{prefix}.{part}.npy", manifest)
+               for part in ("centroids", "scale", "offsets", "members")):
         return None
     found = clusters.Clusters.load(version, prefix, manifest["papers"])
     of = np.empty(manifest["papers"], dtype=np.int32)

@@ -71,7 +71,7 @@ class Index:
     def _load_field(self, prefix: str) -> tuple[Clusters, np.ndarray]:
         """A dense field's clusters and its vectors, memory-mapped."""
         vectors = map_vectors(self.version / f"{prefix}.npy")
-        if vectors.ndim != 2 or len(vectors) != len(self):
+        if len(vectors) != len(self):
             raise ValueError(f"{prefix}: {len(vectors)} vectors for {len(self)} papers")
         return Clusters.load(self.version, prefix, len(self)), vectors
 
