@@ -26,14 +26,6 @@ def top10(root, query):
         recommender.index.close()
 
 
-def members_of(index):
-    """Each paper's cluster in `index`'s dense field."""
-    clusters = index.clusters
-    of = np.empty(len(index), dtype=np.int64)
-    of[np.asarray(clusters.members)] = np.repeat(np.arange(len(clusters.centroids)), np.diff(clusters.offsets))
-    return of
-
-
 @pytest.fixture(scope="module")
 def grown(tmp_path_factory):
     """An index of 60 papers grown by 5 (within the share), and a full build of the same 65."""
@@ -58,7 +50,7 @@ def test_a_small_addition_keeps_the_centroids_and_the_old_papers_clusters(grown)
     try:
         assert len(index) == 65 and index.manifest["clusters_trained_on"]["dense"] == 60
         assert np.array_equal(index.clusters.centroids, old.clusters.centroids)
-        assert np.array_equal(members_of(index)[:60], members_of(old))
+        assert np.array_equal(index.clusters.cluster_of()[:60], old.clusters.cluster_of())
         assert np.array_equal(index.dense, full.dense)  # every paper's vector, the new ones too
     finally:
         for each in (old, index, full):

@@ -257,10 +257,7 @@ def _kept_clusters(version: Path, prefix: str) -> tuple[np.ndarray, np.ndarray, 
                for part in ("centroids", "scale", "offsets", "members")):
         return None
     found = clusters.Clusters.load(version, prefix, manifest["papers"])
-    of = np.empty(manifest["papers"], dtype=np.int32)
-    of[np.asarray(found.members)] = np.repeat(np.arange(len(found.centroids), dtype=np.int32),
-                                              np.diff(found.offsets))
-    return found.centroids, found.scale, of, manifest["clusters_trained_on"][prefix]
+    return found.centroids, found.scale, found.cluster_of(), manifest["clusters_trained_on"][prefix]
 
 
 def _write_vectors(path: Path, chunks: Iterable[np.ndarray], count: int, dim: int) -> None:

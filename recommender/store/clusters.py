@@ -55,7 +55,7 @@ class Clusters:
     def __init__(self, centroids: np.ndarray, scale: np.ndarray, offsets: np.ndarray, members: np.ndarray,
                  codes: np.ndarray):
         self.centroids, self.scale, self.offsets, self.members, self.codes = centroids, scale, offsets, members, codes
-        self.half_norms = 0.5 * np.einsum("ij,ij->i", centroids, centroids)
+        self.half_norms = half_norms(centroids)
 
     @classmethod
     def load(cls, version: Path, field: str, count: int) -> "Clusters":
@@ -75,7 +75,7 @@ class Clusters:
 
     def nearest(self, vector: np.ndarray, n: int) -> np.ndarray:
         """About the n papers nearest to the unit `vector` (positions, best first by their codes)."""
-        closeness = self.centroids @ vector - self.half_norms
+        closeness = closeness_to(vector, self.centroids, self.half_norms)
         probed = np.argpartition(-closeness, min(PROBES, len(closeness)) - 1)[:PROBES]
         scaled = (vector * self.scale).astype(np.float32)
         spans = [(int(self.offsets[c]), int(self.offsets[c + 1])) for c in probed]
@@ -86,6 +86,24 @@ class Clusters:
             best = np.argpartition(-scores, n - 1)[:n]
             rows, scores = rows[best], scores[best]
         return np.asarray(self.members[rows[np.argsort(-scores, kind="stable")]], dtype=np.int64)
+
+    def cluster_of(self) -> np.ndarray:
+        """Each paper's cluster (int32, by position)."""
+        found = np.empty(len(self.members), dtype=np.int32)
+        found[np.asarray(self.members)] = np.repeat(np.arange(len(self.centroids), dtype=np.int32),
+                                                    np.diff(self.offsets))
+        return found
+
+
+def half_norms(centroids: np.ndarray) -> np.ndarray:
+    """Half the squared length of each centroid (`closeness_to` subtracts it)."""
+    return 0.5 * np.einsum("ij,ij->i", centroids, centroids)
+
+
+def closeness_to(vectors: np.ndarray, centroids: np.ndarray, halves: np.ndarray) -> np.ndarray:
+    """How close each vector (or one) lies to each centroid: larger is nearer in Euclidean distance, as k-means
+    assigns."""
+    return vectors @ centroids.T - halves
 
 
 def build(folder: Path, field: str) -> None:
@@ -113,8 +131,8 @@ def train(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def assign(vectors: np.ndarray, centroids: np.ndarray, start: int = 0) -> np.ndarray:
     """The cluster of each vector from position `start` on (int32), a chunk at a time."""
-    half_norms = 0.5 * np.einsum("ij,ij->i", centroids, centroids)
-    found = [np.argmax(np.asarray(vectors[a:a + CHUNK], dtype=np.float32) @ centroids.T - half_norms, axis=1)
+    halves = half_norms(centroids)
+    found = [np.argmax(closeness_to(np.asarray(vectors[a:a + CHUNK], dtype=np.float32), centroids, halves), axis=1)
              for a in range(start, len(vectors), CHUNK)]
     return np.concatenate(found or [np.zeros(0, np.int64)]).astype(np.int32)
 
