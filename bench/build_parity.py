@@ -19,8 +19,9 @@ import numpy as np
 
 from bench import machine
 from bench.paths import RESULTS
+from recommender.store.graph import FILES as GRAPH_FILES
 
-SAME_BYTES = ["graph.npz", "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy", "bm25/indptr.csc.index.npy",
+SAME_BYTES = [*GRAPH_FILES, "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy", "bm25/indptr.csc.index.npy",
               "dense.npy"]
 
 

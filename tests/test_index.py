@@ -28,7 +28,8 @@ def test_build_publishes_a_verified_version_and_loads(small_index, corpus_record
     manifest = versions.read_manifest(version)
     assert manifest["papers"] == len(corpus_records)
     assert manifest["edges"] == sum(len(r["references"]) for r in corpus_records)
-    assert {"papers.sqlite", "dense.npy", "dense.codes.npy", "graph.npz", "columns/ids.utf8.npy"} <= set(manifest["files"])
+    assert {"papers.sqlite", "dense.npy", "dense.codes.npy", "graph.cites.indptr.npy",
+            "graph.cited_by.indices.npy", "columns/ids.utf8.npy"} <= set(manifest["files"])
     assert set(manifest["clusters_trained_on"].values()) == {len(corpus_records)}
     assert manifest["bm25"]["k1"] > 0 and "the" in manifest["bm25"]["stopwords"]  # the analyzer is on record
     index = Index.load(small_index)

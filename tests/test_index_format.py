@@ -4,6 +4,7 @@ import shutil
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from recommender.paper import Paper
 from recommender.pipeline import retrieve
@@ -11,6 +12,7 @@ from recommender.pipeline.retrieve import DenseRetriever, top_positions
 from recommender.store import columns as columns_module
 from recommender.store import versions
 from recommender.store import clusters as clusters_module
+from recommender.store import graph as graph_module
 from recommender.store.columns import Columns, read_columns, write_columns
 from recommender.store.index import Index
 from recommender.store.build import build_index, date_key
@@ -67,6 +69,38 @@ def test_vectors_are_stored_once_and_clustered(small_index):
             decoded = np.asarray(clusters.codes, dtype=np.float32) * clusters.scale
             assert np.abs(decoded - vectors[np.asarray(clusters.members)]).max() <= clusters.scale.max()
         assert np.allclose(np.linalg.norm(index.dense, axis=1), 1.0, atol=1e-3)
+    finally:
+        index.close()
+
+
+def mapped(array: np.ndarray) -> bool:
+    """Whether the array is a view of a memory-mapped file (scipy keeps a plain view of the map)."""
+    while array is not None and not isinstance(array, np.memmap):
+        array = array.base if isinstance(array, np.ndarray) else None
+    return array is not None
+
+
+def test_the_graph_is_mapped_in_both_directions_and_an_older_single_file_still_loads(small_index, tmp_path):
+    index = Index.load(small_index)
+    try:
+        graph = index.graph
+        assert all(mapped(part) for matrix in (graph.cites, graph.cited_by) for part in (matrix.indices, matrix.indptr))
+        assert graph.edge_count == index.manifest["edges"] > 0
+        assert (graph.cited_by != graph.cites.T.tocsr()).nnz == 0  # the stored transpose is the transpose
+        citers = {p: sorted(q for q in range(len(index)) if p in graph.references_of(q).tolist())
+                  for p in range(len(index))}
+        assert {p: sorted(graph.citers_of(p).tolist()) for p in range(len(index))} == citers
+        assert graph.in_degree.tolist() == [len(citers[p]) for p in range(len(index))]
+        root = tmp_path / "single-file"
+        shutil.copytree(small_index, root)
+        version = versions.current_version(root)
+        sparse.save_npz(version / graph_module.LEGACY_FILE, graph.cites.copy(), compressed=False)
+        for name in graph_module.FILES:
+            (version / name).unlink()
+        older = Index.load(root, verify=False)
+        assert (older.graph.cited_by != graph.cited_by).nnz == 0
+        assert older.graph.in_degree.tolist() == graph.in_degree.tolist()
+        older.close()
     finally:
         index.close()
 

@@ -198,7 +198,7 @@ def _write_graph(staging: Path, position: dict[str, int]) -> CitationGraph:
                 cols.append(cited)
     graph = CitationGraph.from_edges(np.frombuffer(rows, dtype=np.int32), np.frombuffer(cols, dtype=np.int32),
                                      len(position))
-    graph.save(staging / "graph.npz")
+    graph.save(staging)
     return graph
 
 

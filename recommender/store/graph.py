@@ -1,4 +1,5 @@
-"""The citation graph as compressed sparse rows over corpus positions (fast on the query path)."""
+"""The citation graph as compressed sparse rows over corpus positions (fast on the query path), stored in both
+directions so that loading maps files instead of transposing the graph."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,13 +9,18 @@ import numpy as np
 from scipy import sparse
 
 
+DIRECTIONS = ("cites", "cited_by")
+FILES = tuple(f"graph.{direction}.{part}.npy" for direction in DIRECTIONS for part in ("indptr", "indices"))
+LEGACY_FILE = "graph.npz"  # the graph of format-4 versions written before both directions were stored
+
+
 class CitationGraph:
     """`cites[i]` lists the positions paper i cites; `cited_by` is the transpose."""
 
-    def __init__(self, cites: sparse.csr_matrix):
+    def __init__(self, cites: sparse.csr_matrix, cited_by: sparse.csr_matrix | None = None):
         self.cites = cites.tocsr()
-        self.cited_by = self.cites.T.tocsr()
-        self.in_degree = np.asarray(self.cited_by.getnnz(axis=1), dtype=np.int32)
+        self.cited_by = self.cites.T.tocsr() if cited_by is None else cited_by
+        self.in_degree = np.diff(self.cited_by.indptr).astype(np.int32)
 
     @classmethod
     def from_edges(cls, rows: np.ndarray, cols: np.ndarray, n: int) -> "CitationGraph":
@@ -43,12 +49,28 @@ class CitationGraph:
         """For every paper, how many of the given papers it cites (their common derivative works)."""
         return np.asarray(self.cited_by[np.asarray(positions, dtype=np.int64)].sum(axis=0)).ravel().astype(np.int32)
 
-    def save(self, path: Path) -> None:
-        sparse.save_npz(path, self.cites, compressed=False)
+    def save(self, version: Path) -> None:
+        """Both directions' row offsets and column positions as `.npy` files (`FILES`)."""
+        for direction in DIRECTIONS:
+            matrix = getattr(self, direction)
+            for part in ("indptr", "indices"):
+                np.save(version / f"graph.{direction}.{part}.npy", getattr(matrix, part).astype(np.int32))
 
     @classmethod
-    def load(cls, path: Path) -> "CitationGraph":
-        return cls(sparse.load_npz(path))
+    def load(cls, version: Path) -> "CitationGraph":
+        """The graph of a version, memory-mapped; a version written before both directions were stored (a single
+        `graph.npz`) is read whole and transposed."""
+        if (version / LEGACY_FILE).exists():
+            return cls(sparse.load_npz(version / LEGACY_FILE))
+        parts = {(direction, part): np.load(version / f"graph.{direction}.{part}.npy", mmap_mode="r")
+                 for direction in DIRECTIONS for part in ("indptr", "indices")}
+        count, links = len(parts["cites", "indptr"]) - 1, len(parts["cites", "indices"])
+        if len(parts["cited_by", "indptr"]) != count + 1 or len(parts["cited_by", "indices"]) != links:
+            raise ValueError("the graph's two directions disagree")
+        ones = np.ones(links, dtype=np.float32)  # every link weighs 1 (shared by both directions)
+        cites, cited_by = (sparse.csr_matrix((ones, parts[direction, "indices"], parts[direction, "indptr"]),
+                                             shape=(count, count), copy=False) for direction in DIRECTIONS)
+        return cls(cites, cited_by)
 
     def subgraph(self, positions: list[int]) -> nx.DiGraph:
         """The citation links among the given papers, as a networkx graph for layout and display."""

@@ -58,7 +58,7 @@ class Index:
         self.venues, self.dois, self.years, self.dates = columns.venues, columns.dois, columns.years, columns.dates
         self.flagged_retracted = columns.retracted
         self.lexical = LexicalIndex.load(version / "bm25")
-        self.graph = CitationGraph.load(version / "graph.npz")
+        self.graph = CitationGraph.load(version)
         self.clusters, self.dense = self._load_field("dense")
         self.multilingual = None
         self.multilingual_clusters = None

@@ -2,7 +2,7 @@
 
     DIR/CURRENT            name of the live version (replaced atomically)
     DIR/versions/<name>/   one complete index; never modified once published (format 4: papers.sqlite, columns/,
-                           bm25/, graph.npz, per dense field a .npy of its vectors and its clusters' files)
+                           bm25/, graph.*.npy, per dense field a .npy of its vectors and its clusters' files)
     DIR/cache/             embedding cache shared by all versions (`embedding_cache_path`), and the record of
                            files whose checksums matched (`VERIFIED`)
     DIR/.build.lock        held by the one build that may run at a time (`build_lock`)
