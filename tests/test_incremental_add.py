@@ -5,6 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
+from recommender.paper import Paper
 from recommender.pipeline import retrieve
 from recommender.pipeline.recommender import Recommender
 from recommender.query import Query
@@ -76,6 +77,56 @@ def test_rankings_equal_a_full_rebuilds(grown):
     folder, _ = grown
     for query in QUERIES:
         assert top10(folder / "grown", query) == top10(folder / "full", query)
+
+
+def linked_papers(n: int) -> list[Paper]:
+    """Papers that cite earlier and later ones, with venues, words and a retraction that first appear late."""
+    papers = synthetic_papers(n)
+    for i, paper in enumerate(papers):
+        paper.references = [f"p{(i * 5) % n}", f"p{i + 3}", "outside"]
+        paper.venue = f"Venue {i % (3 + i // 10)}"
+        paper.abstract += f" Term{i // 4} appears."
+    papers[-1].extra["is_retracted"] = True
+    return papers
+
+
+def test_an_addition_reads_only_the_new_papers_and_writes_what_a_full_build_writes(tmp_path, monkeypatch):
+    papers = linked_papers(40)
+    build_index(papers[:37], tmp_path / "grown", multilingual=True, progress_bar=False)
+    with monkeypatch.context() as patch:
+        patch.setattr(Index, "iter_papers", lambda self: pytest.fail("an old paper was read again"))
+        assert add_to_index(papers[37:], tmp_path / "grown", progress_bar=False)[1] == 3
+    cache = versions.embedding_cache_path(tmp_path / "full")  # the same vectors (int8 ones depend on their batch)
+    cache.parent.mkdir(parents=True)
+    shutil.copy(versions.embedding_cache_path(tmp_path / "grown"), cache)
+    build_index(papers, tmp_path / "full", multilingual=True, progress_bar=False)
+    grown, full = (versions.current_version(tmp_path / name) for name in ("grown", "full"))
+    names = [name for name in versions.read_manifest(full)["files"]
+             if name != "papers.sqlite" and not any(name.startswith(f"{field}.") and name.count(".") == 2
+                                                   for field in ("dense", "multilingual"))]  # not the clusters
+    assert {"bm25/document_terms.i32", "graph.cites.indices.npy", "multilingual.npy", "columns/venues.utf8.npy"} <= set(names)
+    assert [name for name in names if (grown / name).read_bytes() != (full / name).read_bytes()] == []
+    a, b = Index.load(tmp_path / "grown"), Index.load(tmp_path / "full")
+    try:
+        assert [p.to_dict() for p in a.all_papers()] == [p.to_dict() for p in b.all_papers()]
+        assert sorted(a.graph.references_of(a.position["p36"]).tolist()) == [20, 39]  # p39: an added paper
+    finally:
+        a.close()
+        b.close()
+
+
+def test_an_index_that_does_not_keep_its_terms_is_read_again_by_an_addition(tmp_path):
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(20), root, progress_bar=False)
+    for name in ("document_terms.i32", "document_lengths.npy"):  # as a version built before they were kept
+        (versions.current_version(root) / "bm25" / name).unlink()
+    add_to_index(synthetic_papers(2, start=20), root, progress_bar=False)
+    index = Index.load(root)
+    try:
+        assert len(index) == 22 and (index.version / "bm25" / "document_terms.i32").is_file()
+        assert index.papers([21])[0].title == synthetic_papers(1, start=21)[0].title
+    finally:
+        index.close()
 
 
 def test_the_addition_past_the_share_trains_new_clusters(tmp_path):

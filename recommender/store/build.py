@@ -25,11 +25,11 @@ from recommender.embedding.encoders import (DEFAULT_MAX_TOKENS, DEFAULT_RUNTIME,
                                                parse_encoder_name)
 from recommender.paper import Paper
 from recommender.store import clusters, records, versions as files
-from recommender.store.columns import ColumnsWriter
+from recommender.store.columns import ColumnsWriter, read_columns
 from recommender.store.gloss import Glossary
 from recommender.store.graph import CitationGraph
 from recommender.store.index import Index
-from recommender.store.lexical import LexicalWriter, lexical_text, settings as lexical_settings
+from recommender.store.lexical import LENGTHS, TERMS, LexicalWriter, lexical_text, settings as lexical_settings
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 MERGE_SHARE = 0.10  # papers added since the clusters were trained, as a share of those trained on, up to which
@@ -76,10 +76,14 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
     the live version is returned unchanged. Old papers' embeddings come from the cache. The build lock is
     held from reading the live papers to publishing, so two concurrent additions never drop each other's papers.
 
-    Everything is rebuilt from the stream except the clusters' training, the slowest part: while the papers
-    added since it stay within `MERGE_SHARE` of those it was trained on, the new version keeps the live centroids
-    and the old papers' clusters, and only the new papers are assigned. The addition that passes the share trains
-    new clusters over all papers (as does any full build).
+    Only the new papers are read and embedded: the new version starts from copies of the live version's records,
+    columns, BM25 terms and vectors (`_write_papers`, `_embed_into`), and its files equal those of a build from
+    all the papers. The citation graph and BM25's scores, which depend on every paper, are computed anew from
+    those copies. While the papers added since the clusters' training stay within `MERGE_SHARE` of those it
+    was trained on, the new version keeps the live centroids and the old papers' clusters, and only the new
+    papers are assigned; the addition that passes the share trains new clusters over all papers (as does any
+    full build). A version built before BM25 kept its terms, or an addition with another encoder, reads every
+    paper again.
     """
     root = Path(root)
     files.current_version(root)  # a clear error before taking the lock when there is no index
@@ -101,10 +105,25 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
             same_model = encoder_name(options["max_tokens"], options["runtime"]) == manifest["model"]
             if same_model and len(index) + len(added) <= (1 + MERGE_SHARE) * trained_on:
                 options["clusters_from"] = index.version
+            if same_model and options["multilingual"] == manifest.get("multilingual", False) and _copyable(index):
+                return _build_locked(_Stream(added.values(), len(added)), root, base=index, **options), len(added)
             papers = _Stream(itertools.chain(index.iter_papers(), added.values()), len(index) + len(added))
             return _build_locked(papers, root, **options), len(added)
         finally:
             index.close()
+
+
+def _copyable(index: Index) -> bool:
+    """Whether an addition can start from the files of the index's version: its BM25 keeps the documents' terms
+    (versions built before it did not), and every file the addition copies is intact (the addition loads the
+    index without checking its files)."""
+    if not LexicalWriter.can_extend(index.version / "bm25"):
+        return False
+    fields = ["dense", *(["multilingual"] if index.multilingual is not None else [])]
+    copied = [records.FILE, *(f"{field}.npy" for field in fields),
+              *(name for name in index.manifest["files"] if name.startswith("columns/")),
+              *(f"bm25/{name}" for name in (TERMS, LENGTHS, "vocab.index.json", "indptr.csc.index.npy"))]
+    return all(files.is_intact(index.version, name, index.manifest) for name in copied)
 
 
 class _Stream:
@@ -123,13 +142,14 @@ class _Stream:
 def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
                   multilingual: bool = False, on_progress: Progress | None = None, progress_bar: bool = True,
                   source: dict | None = None, runtime: str = DEFAULT_RUNTIME,
-                  clusters_from: Path | None = None) -> Path:
+                  clusters_from: Path | None = None, base: Index | None = None) -> Path:
     """`build_index`'s work, for a caller that holds the build lock. `clusters_from`: a version whose clusters
-    (of the same encoders, over the first papers of this stream) are kept."""
+    (of the same encoders, over the first papers of this stream) are kept. `base`: a loaded index (of the same
+    encoders) whose papers come before those of the stream, taken from its files rather than read again."""
     english = get_encoder("sbert", max_tokens, runtime)
     staging = files.new_staging_dir(root)
     try:
-        position = _write_papers(staging, papers, on_progress, progress_bar)
+        position = _write_papers(staging, papers, on_progress, progress_bar, base)
         if not position:
             raise ValueError(f"no papers to index; nothing was published in {root}")
         if on_progress:
@@ -141,9 +161,10 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
                         clusters_from=clusters_from)
         trained_on = {}
         try:
-            trained_on["dense"] = embed("dense", english)
+            trained_on["dense"] = embed("dense", english, kept=None if base is None else base.dense)
             if multilingual:
-                trained_on["multilingual"] = embed("multilingual", get_encoder("multilingual"))
+                trained_on["multilingual"] = embed("multilingual", get_encoder("multilingual"),
+                                                   kept=None if base is None else base.multilingual)
                 _build_glossary(staging, cache, on_progress, progress_bar)
         finally:
             cache.close()
@@ -159,15 +180,21 @@ def _build_locked(papers: Iterable[Paper], root: Path, *, max_tokens: int = DEFA
 
 
 def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress | None,
-                  progress_bar: bool) -> dict[str, int]:
-    """Stage every paper's record, columns and BM25 terms as it comes; each id's position."""
-    position: dict[str, int] = {}
-    columns, lexical = ColumnsWriter(), LexicalWriter(staging / "bm25")
+                  progress_bar: bool, base: Index | None = None) -> dict[str, int]:
+    """Stage every paper's record, columns and BM25 terms as it comes, after those of `base` (copied from its
+    files, not read paper by paper); each id's position."""
+    columns = ColumnsWriter()
+    lexical = LexicalWriter(staging / "bm25") if base is None else LexicalWriter.extending(staging / "bm25",
+                                                                                            base.version / "bm25")
+    position: dict[str, int] = {} if base is None else dict(base.position)
     total = len(papers) if isinstance(papers, Sized) else None
     try:
-        with records.Writer(staging) as store, tqdm(total=total, desc="papers", unit="paper",
-                                                    disable=not progress_bar, miniters=records.CHUNK) as bar:
-            for paper in papers:
+        if base is not None:
+            columns.add_columns(read_columns(base.version))
+        with records.Writer(staging, None if base is None else base.version) as store, \
+                tqdm(total=total, desc="papers", unit="paper", disable=not progress_bar,
+                     miniters=records.CHUNK) as bar:
+            for done, paper in enumerate(papers, 1):
                 bar.update()
                 if paper.id in position:
                     raise ValueError(f"paper id {paper.id!r} appears twice; nothing was published")
@@ -176,8 +203,8 @@ def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress 
                 columns.add(paper.id, paper.title, paper.authors, paper.venue, paper.doi,
                             paper.year if isinstance(paper.year, int) else 0, date_key(paper), is_retracted(paper))
                 lexical.add(lexical_text(paper))
-                if on_progress and len(position) % records.CHUNK == 0:
-                    on_progress("papers", len(position), total or 0)
+                if on_progress and done % records.CHUNK == 0:
+                    on_progress("papers", done, total or 0)
         columns.write(staging)  # fsynced by publish
         if on_progress:
             on_progress("lexical index", 0, 1)
@@ -203,23 +230,26 @@ def _write_graph(staging: Path, position: dict[str, int]) -> CitationGraph:
 
 
 def _embed_into(staging: Path, prefix: str, encoder, *, cache: EmbeddingCache, on_progress: Progress | None,
-                progress_bar: bool, clusters_from: Path | None) -> int:
+                progress_bar: bool, clusters_from: Path | None, kept: np.ndarray | None = None) -> int:
     """Embed the staged papers' texts (reusing cached vectors), a chunk at a time, into the field's `.npy` file,
     then write the field's clusters from it; how many papers the clusters were trained on. Progress counts the
-    texts the cache lacks.
+    texts the cache lacks. `kept`: the vectors of the first papers (a version's, of the same encoder), copied.
 
     Where `clusters_from` has this field's clusters intact (as its manifest records them), its centroids and its
     papers' clusters are kept and only the papers after them are assigned (see `add_to_index`); damaged ones are
     trained anew."""
-    stage, count = f"embedding ({encoder.name})", records.count(staging)
+    stage, count, start = f"embedding ({encoder.name})", records.count(staging), 0 if kept is None else len(kept)
     missing = sum(len(cache.missing({text_key(encoder.name, paper.text) for paper in chunk}))
-                  for chunk in records.staged_chunks(staging))
+                  for chunk in records.staged_chunks(staging, start))
 
     def chunks() -> Iterator[np.ndarray]:
         embedded = 0
         label = f"{stage}: {missing} new" if missing else f"vectors ({prefix}, cached)"
         with tqdm(total=count, desc=label, unit="paper", disable=not progress_bar) as bar:
-            for chunk in records.staged_chunks(staging):
+            for first in range(0, start, records.CHUNK):
+                yield kept[first:first + records.CHUNK]
+                bar.update(min(records.CHUNK, start - first))
+            for chunk in records.staged_chunks(staging, start):
                 done_here = [0]
 
                 def report(done: int, total: int) -> None:

@@ -149,6 +149,13 @@ class ColumnsWriter:
         self.years.append(year)
         self.dates.append(date)
 
+    def add_columns(self, columns: Columns) -> None:
+        """Add every paper of whole columns (a version's, before the papers added to it)."""
+        retracted = set(columns.retracted.tolist()) if columns.retracted is not None else set()
+        for pos, row in enumerate(zip(columns.ids, columns.titles, columns.authors, columns.venues, columns.dois,
+                                      np.asarray(columns.years).tolist(), np.asarray(columns.dates).tolist())):
+            self.add(*row, retracted=pos in retracted)
+
     def write(self, version: Path) -> None:
         """Write the columns into `version`/columns (format 3); the caller's publish fsyncs and checksums them."""
         folder = version / FOLDER
@@ -180,10 +187,7 @@ def _load_text(folder: Path, name: str) -> TextColumn:
 def write_columns(version: Path, columns: Columns) -> None:
     """Write whole columns into `version`/columns (format 3), as `ColumnsWriter` does paper after paper."""
     writer = ColumnsWriter()
-    retracted = set(columns.retracted.tolist()) if columns.retracted is not None else set()
-    for pos, row in enumerate(zip(columns.ids, columns.titles, columns.authors, columns.venues, columns.dois,
-                                  columns.years, columns.dates)):
-        writer.add(*row, retracted=pos in retracted)
+    writer.add_columns(columns)
     writer.write(version)
 
 

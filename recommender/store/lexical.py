@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import tempfile
 from array import array
 from collections import Counter
@@ -146,6 +148,8 @@ class LexicalIndex:
 
 
 SCRATCH = "terms.scratch"  # the term ids of every document, in order, while the index is written
+TERMS = "document_terms.i32"  # the same, kept in the version (raw int32) for additions (`LexicalWriter.extending`)
+LENGTHS = "document_lengths.npy"  # how many term ids each document has in TERMS
 
 
 class LexicalWriter:
@@ -156,7 +160,9 @@ class LexicalWriter:
     While texts come, their term ids go to a scratch file, and each term's document count is kept. `close` then
     reads the scratch file a step of whole documents at a time, scores each (document, term) pair and writes it
     into its term's column of the on-disk CSC arrays. The scores equal bm25s's own build: a float32 idf times
-    a float64 term-frequency part, stored as float32. Term ids follow the order of first appearance."""
+    a float64 term-frequency part, stored as float32. Term ids follow the order of first appearance. The scratch
+    file stays in the index (`TERMS`, with `LENGTHS`), so that an addition starts from it instead of analysing
+    every text again."""
 
     PAIRS_PER_STEP = 1 << 22  # terms of whole documents taken at a time
 
@@ -170,6 +176,25 @@ class LexicalWriter:
         self.document_counts = np.zeros(0, dtype=np.int64)
         self.pending, self.pending_documents = array("i"), 0
         self.scratch = open(self.directory / SCRATCH, "wb")
+
+    @classmethod
+    def extending(cls, directory: Path, base: Path) -> "LexicalWriter":
+        """A writer into `directory` that holds the documents of the index in `base` (a version's `bm25/`, which
+        has `TERMS`; see `can_extend`) and adds texts after them: its files equal a build from all the texts."""
+        writer = cls(directory)
+        vocabulary = json.loads((base / "vocab.index.json").read_text(encoding="utf-8"))
+        vocabulary.pop("", None)  # bm25s's empty token, written last
+        writer.vocabulary = vocabulary
+        writer.lengths = array("q", np.load(base / LENGTHS).astype(np.int64).tobytes())
+        writer.document_counts = np.diff(np.load(base / "indptr.csc.index.npy")).astype(np.int64)
+        with open(base / TERMS, "rb") as terms:
+            shutil.copyfileobj(terms, writer.scratch, 1 << 24)
+        return writer
+
+    @staticmethod
+    def can_extend(base: Path) -> bool:
+        """Whether the index in `base` keeps its documents' terms (versions built before it was kept do not)."""
+        return (base / TERMS).is_file() and (base / LENGTHS).is_file()
 
     def add(self, text: str) -> None:
         found = analyze(text)
@@ -214,12 +239,14 @@ class LexicalWriter:
                 scores = (idf[terms].astype(np.float64) * tfc).astype(np.float32)
                 columns.put(terms, docs, scores, filled)
             self._write_params(n_docs)
+            np.save(self.directory / LENGTHS, lengths.astype(np.int32))
+            os.replace(self.directory / SCRATCH, self.directory / TERMS)
         finally:
             self.abort()
         return n_docs
 
     def abort(self) -> None:
-        """Close and remove the scratch file (when a build stops before `close`, or after it)."""
+        """Close and remove the scratch file (when a build stops before `close`; after it, it is `TERMS`)."""
         self.scratch.close()
         (self.directory / SCRATCH).unlink(missing_ok=True)
 

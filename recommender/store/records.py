@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import threading
 from contextlib import nullcontext
@@ -15,13 +16,18 @@ CHUNK = 10_000  # records written or read at a time
 
 
 class Writer:
-    """Writes the records of a new version, `CHUNK` at a time, in the order they are added."""
+    """Writes the records of a new version, `CHUNK` at a time, in the order they are added; with `base` (a
+    version), after a copy of that version's records."""
 
-    def __init__(self, version: Path):
+    def __init__(self, version: Path, base: Path | None = None):
+        if base is not None:
+            shutil.copyfile(base / FILE, version / FILE)
         self.db = sqlite3.connect(version / FILE)
-        self.db.execute("CREATE TABLE papers (pos INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, record TEXT NOT NULL)")
+        if base is None:
+            self.db.execute("CREATE TABLE papers (pos INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, "
+                            "record TEXT NOT NULL)")
         self.rows: list[tuple[int, str, str]] = []
-        self.count = 0
+        self.count = self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
 
     def add(self, paper: Paper) -> None:
         self.rows.append((self.count, paper.id, json.dumps(paper.to_dict(), ensure_ascii=False)))
@@ -50,10 +56,10 @@ def connect(version: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{version / FILE}?mode=ro", uri=True, check_same_thread=False)
 
 
-def chunks(db: sqlite3.Connection, lock: threading.Lock | None = None) -> Iterator[list[Paper]]:
-    """Every paper in position order, `CHUNK` at a time (`lock` held while each chunk is read)."""
+def chunks(db: sqlite3.Connection, lock: threading.Lock | None = None, start: int = 0) -> Iterator[list[Paper]]:
+    """Every paper from position `start` on, in order, `CHUNK` at a time (`lock` held while each chunk is read)."""
     guard = lock or nullcontext()
-    first = 0
+    first = start
     while True:
         with guard:
             rows = db.execute("SELECT record FROM papers WHERE pos >= ? AND pos < ? ORDER BY pos",
@@ -64,11 +70,11 @@ def chunks(db: sqlite3.Connection, lock: threading.Lock | None = None) -> Iterat
         first += CHUNK
 
 
-def staged_chunks(version: Path) -> Iterator[list[Paper]]:
+def staged_chunks(version: Path, start: int = 0) -> Iterator[list[Paper]]:
     """`chunks` of a version being built."""
     db = connect(version)
     try:
-        yield from chunks(db)
+        yield from chunks(db, start=start)
     finally:
         db.close()
 
