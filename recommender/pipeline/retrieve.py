@@ -9,6 +9,8 @@ from recommender.corpus.authors import author_key
 from recommender.pipeline.prepare import QueryPreparer
 from recommender.query import Query, Route
 
+SAMPLE_PER_RESULT = 256  # sampled scores per result wanted, when `top_positions` cuts a long array first
+
 
 def allowed(index, query: Query) -> np.ndarray:
     """Boolean mask of the papers the query may return (years, date cut-off, venues, exclusions)."""
@@ -39,14 +41,28 @@ def allowed(index, query: Query) -> np.ndarray:
 
 
 def top_positions(scores: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
-    """The (at most) n allowed positions with the highest positive scores, best first."""
-    masked = np.where(allowed, scores, -np.inf)
-    n = min(n, int(allowed.sum()))
-    if n <= 0:
+    """The (at most) n allowed positions with the highest positive scores, best first (ties in position order).
+    Over a long array only the positions that reach a threshold are compared: a value that at least n allowed
+    scores reach, estimated from an evenly spaced sample of `SAMPLE_PER_RESULT` scores per result wanted."""
+    size = len(scores)
+    candidates = None
+    if n > 0 and size > 16 * SAMPLE_PER_RESULT * n:
+        sample = np.sort(scores[::size // (SAMPLE_PER_RESULT * n)])
+        threshold = sample[-int(np.ceil(4 * n * len(sample) / size))]  # about 4n scores reach it
+        if threshold > 0:
+            candidates = np.flatnonzero((scores >= threshold) & allowed)
+            candidates = candidates if len(candidates) >= n else None
+    if candidates is None:
+        candidates = np.flatnonzero(allowed & (scores > 0))
+    values = scores[candidates]
+    if len(candidates) > n > 0:
+        kth = np.partition(values, len(values) - n)[len(values) - n]
+        above = np.flatnonzero(values > kth)
+        keep = np.concatenate([above, np.flatnonzero(values == kth)[:n - len(above)]])
+        candidates, values = candidates[keep], values[keep]
+    elif n <= 0:
         return np.zeros(0, dtype=np.int64)
-    top = np.argpartition(-masked, n - 1)[:n]
-    top = top[np.isfinite(masked[top]) & (masked[top] > 0)]
-    return top[np.argsort(-masked[top], kind="stable")]
+    return candidates[np.lexsort((candidates, -values))].astype(np.int64)
 
 
 def scaled(values: np.ndarray) -> np.ndarray:
