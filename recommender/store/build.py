@@ -190,6 +190,8 @@ def _write_papers(staging: Path, papers: Iterable[Paper], on_progress: Progress 
     total = len(papers) if isinstance(papers, Sized) else None
     try:
         if base is not None:
+            if progress_bar:
+                tqdm.write(f"starting from the {len(base)} papers of the live version ...")
             columns.add_columns(read_columns(base.version))
         with records.Writer(staging, None if base is None else base.version) as store, \
                 tqdm(total=total, desc="papers", unit="paper", disable=not progress_bar,
