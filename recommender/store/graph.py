@@ -51,10 +51,11 @@ class CitationGraph:
 
     def save(self, version: Path) -> None:
         """Both directions' row offsets and column positions as `.npy` files (`FILES`)."""
+        offsets = np.int32 if self.edge_count < np.iinfo(np.int32).max else np.int64
         for direction in DIRECTIONS:
             matrix = getattr(self, direction)
-            for part in ("indptr", "indices"):
-                np.save(version / f"graph.{direction}.{part}.npy", getattr(matrix, part).astype(np.int32))
+            np.save(version / f"graph.{direction}.indptr.npy", matrix.indptr.astype(offsets))
+            np.save(version / f"graph.{direction}.indices.npy", matrix.indices.astype(np.int32))  # positions
 
     @classmethod
     def load(cls, version: Path) -> "CitationGraph":
