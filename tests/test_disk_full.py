@@ -175,6 +175,22 @@ def test_a_build_too_big_for_its_disk_stops_cleanly_and_the_same_command_resumes
     assert paper_count(root) == 1000 and not list((root / "versions").glob(".staging-*"))
 
 
+def test_an_addition_without_room_for_its_copy_of_the_live_version_stops_cleanly_and_resumes(tmp_path, small_disk):
+    """`--add` starts from copies of the live version's files: a disk that cannot hold them says so."""
+    disk = small_disk(64 * KIB)
+    root = disk / "idx"
+    assert "indexed 200 papers" in run(index_command(write_corpus(tmp_path / "first.jsonl", 200), root)).stdout
+    live = snapshot(root)
+    small_disk.resize(disk, shutil.disk_usage(disk).used // KIB + 64)  # room for the new papers, not for a copy
+    add = [*index_command(write_corpus(tmp_path / "all.jsonl", 205), root), "--add"]
+    assert_failed_cleanly(run(add), root, live)
+
+    small_disk.resize(disk, 64 * KIB)  # space freed
+    proc = run(add)
+    assert proc.returncode == 0 and "added 5 papers" in proc.stdout, proc.stderr
+    assert paper_count(root) == 205 and not list((root / "versions").glob(".staging-*"))
+
+
 def test_embeddings_saved_before_the_disk_filled_up_are_not_computed_again(tmp_path, small_disk):
     disk = small_disk(16 * KIB)
     root = disk / "idx"
