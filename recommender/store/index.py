@@ -48,8 +48,8 @@ class AuthorPositions(Mapping):
 
 
 class Index:
-    """A loaded, read-only index version: columns, BM25 arrays, vectors and their clusters memory-mapped, records
-    in SQLite."""
+    """A loaded, read-only index version: columns, BM25 arrays, the citation graph, vectors and their clusters
+    memory-mapped, records in SQLite."""
 
     def __init__(self, root: Path, version: Path, manifest: dict):
         self.root, self.version, self.manifest = root, version, manifest

@@ -103,15 +103,21 @@ class LexicalIndex:
         return cls(bm25s.BM25.load(str(directory), mmap=True))
 
     def scores(self, text: str) -> np.ndarray:
-        """BM25 score of every document for the query text (zeros when no term is known)."""
-        ids = self.model.get_tokens_ids(analyze(text))
-        if not ids:
-            return np.zeros(self.model.scores["num_docs"], dtype=np.float32)
-        return self.model.get_scores_from_ids(ids)
+        """BM25 score of every document for the query text (zeros when no term is known): the sum over the text's
+        terms of the term's weight in the document times how often the text holds the term. Each term's postings
+        are read once, however often the text repeats it (a title and abstract repeat a third of their postings'
+        worth), in term id order."""
+        weights, documents, indptr = self.postings()
+        found = np.zeros(self.documents, dtype=np.float32)
+        for term, count in self.term_counts(text).items():
+            start, end = indptr[term], indptr[term + 1]
+            np.add.at(found, documents[start:end], weights[start:end] * np.float32(count) if count > 1
+                      else weights[start:end])
+        return found
 
     def term_counts(self, text: str) -> dict[int, int]:
-        """How often the text holds each of its known terms, by term id (in id order): `scores` adds a term's
-        weights once per occurrence, so these counts are the query's sparse vector."""
+        """How often the text holds each of its known terms, by term id (in id order): the query's sparse vector,
+        whose product with a document's weights is its BM25 score."""
         return dict(sorted(Counter(self.model.get_tokens_ids(analyze(text))).items()))
 
     def postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
