@@ -1,6 +1,7 @@
 """Small additions keep the clusters' centroids (issue 30): only the new papers are assigned, every search finds
 them, rankings equal a full rebuild's, and the addition that passes `MERGE_SHARE` trains new clusters."""
 import shutil
+import sqlite3
 
 import numpy as np
 import pytest
@@ -127,6 +128,30 @@ def test_an_index_that_does_not_keep_its_terms_is_read_again_by_an_addition(tmp_
         assert index.papers([21])[0].title == synthetic_papers(1, start=21)[0].title
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("damage", ["a record deleted", "an id changed"])
+def test_an_addition_to_damaged_records_is_refused_and_changes_nothing(tmp_path, damage):
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(20), root, progress_bar=False)
+    version = versions.current_version(root)
+    if damage == "a record deleted":
+        with sqlite3.connect(version / "papers.sqlite") as db:
+            db.execute("DELETE FROM papers WHERE pos = 5")
+    else:  # the new paper p20 would be taken for one already present
+        ids = version / "columns" / "ids.utf8.npy"
+        ids.write_bytes(ids.read_bytes().replace(b"p19", b"p20"))
+    with pytest.raises(versions.IndexDirectoryError, match="damaged.*cannot be added to it; rebuild"):
+        add_to_index(synthetic_papers(1, start=20), root, progress_bar=False)
+    assert versions.current_version(root) == version and len(list((root / "versions").iterdir())) == 1
+
+
+def test_an_index_whose_records_are_gone_is_refused_clearly(tmp_path):
+    root = tmp_path / "idx"
+    build_index(synthetic_papers(20), root, progress_bar=False)
+    (versions.current_version(root) / "papers.sqlite").unlink()
+    with pytest.raises(versions.IndexDirectoryError, match="cannot be loaded.*rebuild the index"):
+        Index.load(root, verify=False)
 
 
 def test_the_addition_past_the_share_trains_new_clusters(tmp_path):

@@ -82,14 +82,15 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
     those copies. While the papers added since the clusters' training stay within `MERGE_SHARE` of those it
     was trained on, the new version keeps the live centroids and the old papers' clusters, and only the new
     papers are assigned; the addition that passes the share trains new clusters over all papers (as does any
-    full build). A version built before BM25 kept its terms, or an addition with another encoder, reads every
-    paper again.
+    full build). A version built before BM25 kept its terms, an addition with another encoder, or damaged terms or
+    vectors: every paper is read again. Damaged records or columns: the addition is refused (`_check_records`).
     """
     root = Path(root)
     files.current_version(root)  # a clear error before taking the lock when there is no index
     with files.build_lock(root, wait):
         index = Index.load(root, verify=False)
         try:
+            _check_records(index)
             added: dict[str, Paper] = {}
             for paper in new_papers:
                 if paper.id not in index.position:
@@ -113,15 +114,24 @@ def add_to_index(new_papers: Iterable[Paper], root: Path | str, *, wait: float =
             index.close()
 
 
+def _check_records(index: Index) -> None:
+    """Refuse an addition to a version whose records or columns fail their checksums: every addition reads them
+    (the papers, or which ids are present), and would publish their damage as the new version (the addition
+    loads the index without checking all of its files)."""
+    for name in [records.FILE, *(name for name in index.manifest["files"] if name.startswith("columns/"))]:
+        if not files.is_intact(index.version, name, index.manifest):
+            raise files.IndexDirectoryError(f"{index.version}: file {name} is missing or damaged (checksum "
+                                            "mismatch), so papers cannot be added to it; rebuild the index.")
+
+
 def _copyable(index: Index) -> bool:
-    """Whether an addition can start from the files of the index's version: its BM25 keeps the documents' terms
-    (versions built before it did not), and every file the addition copies is intact (the addition loads the
-    index without checking its files)."""
+    """Whether an addition can start from the files of the index's version (its records and columns checked by
+    `_check_records`): its BM25 keeps the documents' terms (versions built before it did not), and the terms and
+    vectors it copies are intact."""
     if not LexicalWriter.can_extend(index.version / "bm25"):
         return False
     fields = ["dense", *(["multilingual"] if index.multilingual is not None else [])]
-    copied = [records.FILE, *(f"{field}.npy" for field in fields),
-              *(name for name in index.manifest["files"] if name.startswith("columns/")),
+    copied = [*(f"{field}.npy" for field in fields),
               *(f"bm25/{name}" for name in (TERMS, LENGTHS, "vocab.index.json", "indptr.csc.index.npy"))]
     return all(files.is_intact(index.version, name, index.manifest) for name in copied)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Mapping
@@ -87,7 +88,7 @@ class Index:
                                             f"({'; '.join(unmet)}); rebuild it with `python -m recommender index`.")
         try:
             return cls(root, version, manifest)
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
             raise files.IndexDirectoryError(f"{version}: cannot be loaded ({exc}); rebuild the index.") from exc
 
     def __len__(self) -> int:
