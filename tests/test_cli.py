@@ -2,6 +2,7 @@
 import gzip
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from recommender.store.index import Index
 from recommender.store.build import build_index
 
 from support.corpora import synthetic_papers
-from support.processes import kill, paused_cli, wait_for_marker
+from support.processes import TESTS, kill, paused_cli, wait_for_marker
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -123,6 +124,29 @@ def test_killed_add_keeps_the_live_index_and_a_concurrent_build_is_refused(tmp_p
     assert len(list(Recommender.load(root).recommend(Query(title="A study of retrieval", k=3)))) == 3
     assert "added 700 papers" in run("index", more, "--add", "--out", root).stdout  # the lock died with it
     assert len(Index.load(root)) == 710 and not list((root / "versions").glob(".staging-*"))
+
+
+def test_ctrl_c_while_the_command_line_is_still_loading_ends_quietly(tmp_path):
+    """SIGINT while `python -m recommender` imports its modules (paused at its first import of numpy): exit 130 with
+    a line, not a traceback."""
+    marker = tmp_path / "importing"
+    script = (f"import runpy, sys; sys.path.insert(0, {str(TESTS)!r})\n"
+              "from support.processes import pause_here\n"
+              "class PauseAtNumpy:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              "        if name == 'numpy':\n"
+              f"            pause_here({str(marker)!r})\n"
+              "sys.meta_path.insert(0, PauseAtNumpy())\n"
+              "runpy.run_module('recommender', run_name='__main__', alter_sys=True)\n")
+    child = subprocess.Popen([sys.executable, "-c", script, "recommend", "--index", str(tmp_path)], cwd=PROJECT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_marker(marker, child, "the import of numpy")
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        kill(child)
+    assert child.returncode == 130 and err.strip() == "interrupted before anything started", err
 
 
 def test_papers_added_keep_their_references_to_the_indexs_papers(tmp_path):
