@@ -10,7 +10,14 @@ from scipy import sparse
 
 
 DIRECTIONS = ("cites", "cited_by")
-FILES = tuple(f"graph.{direction}.{part}.npy" for direction in DIRECTIONS for part in ("indptr", "indices"))
+PARTS = ("indptr", "indices")  # each direction's row offsets and the positions in its rows
+
+
+def file_name(direction: str, part: str) -> str:
+    return f"graph.{direction}.{part}.npy"
+
+
+FILES = tuple(file_name(direction, part) for direction in DIRECTIONS for part in PARTS)
 LEGACY_FILE = "graph.npz"  # the graph of format-4 versions written before both directions were stored
 
 
@@ -54,8 +61,8 @@ class CitationGraph:
         offsets = np.int32 if self.edge_count < np.iinfo(np.int32).max else np.int64
         for direction in DIRECTIONS:
             matrix = getattr(self, direction)
-            np.save(version / f"graph.{direction}.indptr.npy", matrix.indptr.astype(offsets))
-            np.save(version / f"graph.{direction}.indices.npy", matrix.indices.astype(np.int32))  # positions
+            np.save(version / file_name(direction, "indptr"), matrix.indptr.astype(offsets))
+            np.save(version / file_name(direction, "indices"), matrix.indices.astype(np.int32))
 
     @classmethod
     def load(cls, version: Path) -> "CitationGraph":
@@ -63,8 +70,8 @@ class CitationGraph:
         `graph.npz`) is read whole and transposed."""
         if (version / LEGACY_FILE).exists():
             return cls(sparse.load_npz(version / LEGACY_FILE))
-        parts = {(direction, part): np.load(version / f"graph.{direction}.{part}.npy", mmap_mode="r")
-                 for direction in DIRECTIONS for part in ("indptr", "indices")}
+        parts = {(direction, part): np.load(version / file_name(direction, part), mmap_mode="r")
+                 for direction in DIRECTIONS for part in PARTS}
         count, links = len(parts["cites", "indptr"]) - 1, len(parts["cites", "indices"])
         if len(parts["cited_by", "indptr"]) != count + 1 or len(parts["cited_by", "indices"]) != links:
             raise ValueError("the graph's two directions disagree")
