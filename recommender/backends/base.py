@@ -86,5 +86,8 @@ class Backend(ABC):
     def nearest(self, field: str, vector: np.ndarray, filters: Filters) -> Scores:
         """Cosine of a unit vector with the papers' vectors in a dense field."""
 
+    def clear_caches(self) -> None:
+        """Forget remembered answers (benchmarks: every timed run pays for its own; nothing by default)."""
+
     def close(self) -> None:
         """Release connections (nothing to release by default)."""

@@ -2,6 +2,9 @@
 process. The default; the other backends are measured against it."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from recommender.backends.base import Backend, Filters, Scores
@@ -38,16 +41,42 @@ class InProcessBackend(Backend):
     """The index's own BM25 and `dense` retrievers (`retrieve.dense_retrievers`: one per dense field)."""
 
     name = "in-process"
+    REMEMBERED, REMEMBERED_BYTES = 8, 64 << 20  # the BM25 scores kept: of at most 8 texts and about 64 MiB (2 texts
+    # at least): a draft's title and abstract recur at each of its places
 
     def __init__(self, index, dense: dict[str, DenseRetriever]):
         self.index, self.dense = index, dense
+        self._remembered: OrderedDict[str, np.ndarray] = OrderedDict()  # text -> its scaled scores, latest last
+        self._lock = threading.Lock()
 
     def lexical(self, texts: list[tuple[str, float]], filters: Filters) -> Scores:
         total = None
         for text, weight in texts:
-            part = weight * scaled(self.index.lexical.scores(text))
+            part = weight * self._scaled_lexical(text)
             total = part if total is None else total + part
         return ArrayScores(total if total is not None else np.zeros(len(self.index), np.float32), filters.mask)
+
+    def _scaled_lexical(self, text: str) -> np.ndarray:
+        """A text's BM25 scores scaled to their best (read-only), computed once for the last few texts asked: in
+        local mode every place of a draft asks for the draft's title and abstract again, which at 3·10⁶ papers
+        costs as much as a global query's BM25."""
+        with self._lock:
+            found = self._remembered.get(text)
+            if found is not None:
+                self._remembered.move_to_end(text)
+                return found
+        found = scaled(self.index.lexical.scores(text))
+        found.flags.writeable = False
+        keep = max(2, min(self.REMEMBERED, self.REMEMBERED_BYTES // max(found.nbytes, 1)))
+        with self._lock:
+            self._remembered[text] = found
+            while len(self._remembered) > keep:
+                self._remembered.popitem(last=False)
+        return found
+
+    def clear_caches(self) -> None:
+        with self._lock:
+            self._remembered.clear()
 
     def nearest(self, field: str, vector: np.ndarray, filters: Filters) -> Scores:
         return NearestScores(self.dense[field], vector, filters.mask)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from recommender.backends import Backend, Filters, open_backend
 from recommender.config import DEFAULT, PipelineConfig
@@ -35,6 +36,14 @@ from recommender.references.parse import parse_reference_list
 from recommender.store.index import Index
 
 
+def one_blas_thread() -> None:
+    """Run numpy's BLAS on one thread in this process from now on. A query's linear algebra is matrix-vector
+    products too small to share out, and OpenBLAS's idle threads spin for about a tenth of a second after each,
+    waiting for more: with two threads a query took twice the CPU for no shorter wall time (3·10⁶ papers, warm p95
+    of a global query 398 against 187 ms of CPU, 231 against 189 ms wall; docs/benchmarks.md)."""
+    threadpool_limits(limits=1, user_api="blas")
+
+
 class Recommender:
     """Ranks the papers of one index for drafts and passages. Its learned parts, the citation-tuned encoder
     `head`, the `reranker` and the `local_reranker` of passages (trained on citation contexts), are given
@@ -48,6 +57,7 @@ class Recommender:
     def __init__(self, index: Index, *, head: EncoderHead | None = None, reranker: Reranker | None = None,
                  encoder=None, backend: Backend | str | None = None, local_reranker: Reranker | None = None,
                  retracted: RetractedPapers | None = None):
+        one_blas_thread()
         self.index, self.head, self.reranker, self.local_reranker = index, head, reranker, local_reranker
         # retracted papers (`retracted.py`) are left out of every answer unless `show_retracted` (or the call's own
         # `show_retracted`) says otherwise
@@ -73,8 +83,9 @@ class Recommender:
                    backend=backend, local_reranker=load_reranker(index.root, local=True))
 
     def clear_caches(self) -> None:
-        """Forget encoded texts and glosses (benchmarks: every timed run pays for its own encoding)."""
+        """Forget encoded texts, glosses and BM25 scores (benchmarks: every timed run pays for its own)."""
         self._queries.clear()
+        self.backend.clear_caches()
 
     def route(self, query: Query, config: PipelineConfig = DEFAULT) -> Route:
         """Which pipeline answers the query (`QueryPreparer.route`); a LearnedModelError when it needs the
