@@ -37,10 +37,11 @@ from recommender.store.index import Index
 
 
 def one_blas_thread() -> None:
-    """Run numpy's BLAS on one thread in this process from now on. A query's linear algebra is matrix-vector
-    products too small to share out, and OpenBLAS's idle threads spin for about a tenth of a second after each,
-    waiting for more: with two threads a query took twice the CPU for no shorter wall time (3·10⁶ papers, warm p95
-    of a global query 398 against 187 ms of CPU, 231 against 189 ms wall; docs/benchmarks.md)."""
+    """Run numpy's BLAS on one thread in this process from now on (an index the app builds in it afterwards
+    clusters its vectors on one thread too). A query's linear algebra is matrix-vector products too small to share
+    out, and OpenBLAS's idle threads spin for about a tenth of a second after each, waiting for more: with two
+    threads a warm query took twice the CPU for a longer wall time (3·10⁶ papers, p95 of a global query 334 against
+    148 ms of CPU, 193 against 140 ms wall; docs/benchmarks.md)."""
     threadpool_limits(limits=1, user_api="blas")
 
 
