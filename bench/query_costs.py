@@ -4,7 +4,8 @@ benchmark's synthetic ones, or any of its format):
 - BLAS threads: a query's CPU and wall time with numpy's BLAS on one thread (what `Recommender` sets) or on two.
   Every query is run once first, so that the index's pages it reads are mapped; then each setting answers all
   queries in blocks, in the order 1, 2, 2, 1, with a pause between blocks (idle OpenBLAS threads spin for a while
-  after their last product, and that CPU would count against the next block).
+  after their last product, and that CPU would count against the next block), each query with the recommender's
+  caches cleared (it pays for its encoding and its BM25).
 - A draft's places: the places of one draft (the local queries' passages, all with the first local query's title
   and abstract, as `review` and the Write page ask), with the draft's BM25 remembered between places (as served)
   or computed at every place (the backend's BM25 forgotten before each; encoded texts are remembered in both).
@@ -95,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     started = machine.describe()
     results = {"command": f"python -m bench.query_costs --size-dir {args.size_dir} --queries {args.queries}",
-               "machine": started, **measure(args.size_dir, args.queries), "load_after": machine.load()}
+               "date": time.strftime("%Y-%m-%d"), "machine": started, **measure(args.size_dir, args.queries), "load_after": machine.load()}
     print(json.dumps(results, indent=1))
     if args.json:
         write_json(args.json, results)
