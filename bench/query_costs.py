@@ -11,13 +11,17 @@ benchmark's synthetic ones, or any of its format):
   or computed at every place (the backend's BM25 forgotten before each; encoded texts are remembered in both).
 
     python -m bench.query_costs --size-dir /work/idx/scale/3000000 [--queries 100] [--json FILE]
+    python -m bench.query_costs --index IDX/acm --real-queries ../shared/data/acm-cr/queries.jsonl.gz [--json FILE]
 
---size-dir holds `index/` and `queries.json` (`bench.scale`).
+--size-dir holds `index/` and `queries.json` (`bench.scale`). --real-queries reads citation contexts in ACM-CR's
+format instead (nothing is written from them): the global queries are the citing papers' titles and abstracts,
+the local ones each context with its paper's title and abstract.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -79,24 +83,34 @@ def draft_places(recommender, queries: dict, limit: int) -> dict:
     return {**{name: percentiles(measured) for name, measured in times.items()}, "places": len(places)}
 
 
-def measure(size_dir: Path, limit: int) -> dict:
-    from recommender.pipeline.recommender import Recommender
+def real_queries(path: Path, index) -> dict:
+    """Global and local queries (as `bench.scale` writes them) from a file of real citation contexts."""
+    from recommender.evaluation.queries import queries_from_file
 
-    recommender = Recommender.load(size_dir / "index")
-    queries = json.loads((size_dir / "queries.json").read_text(encoding="utf-8"))
-    return {"blas_threads": blas_threads(recommender, queries, limit),
-            "draft_places": draft_places(recommender, queries, limit)}
+    found = [item.query for item in queries_from_file(path, set(index.ids))]
+    drafts = [{"title": query.title, "abstract": query.abstract} for query in found]
+    return {"global": drafts, "local": [{"context": query.context, **draft} for query, draft in zip(found, drafts)]}
 
 
 def main() -> None:
+    from recommender.pipeline.recommender import Recommender
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size-dir", type=Path, required=True, help="a bench.scale size folder (index/, queries.json)")
+    parser.add_argument("--size-dir", type=Path, help="a bench.scale size folder (index/, queries.json)")
+    parser.add_argument("--index", type=Path, help="an index, with --real-queries")
+    parser.add_argument("--real-queries", type=Path, help="citation contexts in ACM-CR's format (.jsonl.gz)")
     parser.add_argument("--queries", type=int, default=100, help="global and local queries each (default 100)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
+    if bool(args.size_dir) == bool(args.index and args.real_queries):
+        parser.error("give --size-dir, or --index with --real-queries")
     started = machine.describe()
-    results = {"command": f"python -m bench.query_costs --size-dir {args.size_dir} --queries {args.queries}",
-               "date": time.strftime("%Y-%m-%d"), "machine": started, **measure(args.size_dir, args.queries), "load_after": machine.load()}
+    recommender = Recommender.load(args.size_dir / "index" if args.size_dir else args.index)
+    queries = (json.loads((args.size_dir / "queries.json").read_text(encoding="utf-8")) if args.size_dir
+               else real_queries(args.real_queries, recommender.index))
+    results = {"command": "python -m bench.query_costs " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d"),
+               "machine": started, "blas_threads": blas_threads(recommender, queries, args.queries),
+               "draft_places": draft_places(recommender, queries, args.queries), "load_after": machine.load()}
     print(json.dumps(results, indent=1))
     if args.json:
         write_json(args.json, results)
