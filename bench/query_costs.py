@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from bench import machine
-from bench.paths import write_json
+from bench.paths import need, write_json
 
 ORDER = (1, 2, 2, 1)
 PAUSE_S = 1.0
@@ -104,6 +104,11 @@ def main() -> None:
     args = parser.parse_args()
     if bool(args.size_dir) == bool(args.index and args.real_queries):
         parser.error("give --size-dir, or --index with --real-queries")
+    if args.size_dir:
+        need(parser, args.size_dir / "queries.json", "--size-dir", "DIR (a bench.scale size folder)")
+    else:
+        need(parser, args.index / "CURRENT", "--index", "DIR (an index)")
+        need(parser, args.real_queries, "--real-queries", "FILE (e.g. ../shared/data/acm-cr/queries.jsonl.gz)")
     started = machine.describe()
     recommender = Recommender.load(args.size_dir / "index" if args.size_dir else args.index)
     queries = (json.loads((args.size_dir / "queries.json").read_text(encoding="utf-8")) if args.size_dir
