@@ -25,10 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from bench import machine
+from bench import machine, scale
 from bench.paths import need, write_json
 
 ORDER = (1, 2, 2, 1)
@@ -36,8 +35,9 @@ PAUSE_S = 1.0
 
 
 def percentiles(measured: dict[str, list[float]]) -> dict:
-    return {f"{kind}_{name}_ms": round(float(np.percentile(values, q)), 1)
-            for kind, values in measured.items() for name, q in (("p50", 50), ("p95", 95))}
+    """p50, p95 and max of each kind of time ("cpu", "wall")."""
+    return {key: value for kind, values in measured.items()
+            for key, value in scale.percentiles(values, f"{kind}_").items()}
 
 
 def blas_threads(recommender, queries: dict, limit: int) -> dict:

@@ -47,6 +47,7 @@ class InProcessBackend(Backend):
     def __init__(self, index, dense: dict[str, DenseRetriever]):
         self.index, self.dense = index, dense
         self._remembered: OrderedDict[str, np.ndarray] = OrderedDict()  # text -> its scaled scores, latest last
+        self._keep = max(2, min(self.REMEMBERED, self.REMEMBERED_BYTES // (4 * max(len(index), 1))))  # float32s
         self._lock = threading.Lock()
 
     def lexical(self, texts: list[tuple[str, float]], filters: Filters) -> Scores:
@@ -67,10 +68,9 @@ class InProcessBackend(Backend):
                 return found
         found = scaled(self.index.lexical.scores(text))
         found.flags.writeable = False
-        keep = max(2, min(self.REMEMBERED, self.REMEMBERED_BYTES // max(found.nbytes, 1)))
         with self._lock:
             self._remembered[text] = found
-            while len(self._remembered) > keep:
+            while len(self._remembered) > self._keep:
                 self._remembered.popitem(last=False)
         return found
 

@@ -40,8 +40,8 @@ def one_blas_thread() -> None:
     """Run numpy's BLAS on one thread in this process from now on (an index the app builds in it afterwards
     clusters its vectors on one thread too). A query's linear algebra is matrix-vector products too small to share
     out, and OpenBLAS's idle threads spin for about a tenth of a second after each, waiting for more: with two
-    threads a warm query took twice the CPU for a longer wall time (3·10⁶ papers, p95 of a global query 334 against
-    148 ms of CPU, 193 against 140 ms wall; docs/benchmarks.md)."""
+    threads a warm query took twice the CPU for a longer wall time (3·10⁶ papers, p95 of a global query 399 against
+    209 ms of CPU, 227 against 199 ms wall; docs/benchmarks.md)."""
     threadpool_limits(limits=1, user_api="blas")
 
 
