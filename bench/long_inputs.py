@@ -55,7 +55,20 @@ CASES = {
          (300_000, 600_000, 1_200_000)),
     "author-year citations against a reference list (Markdown, n paragraphs, 2.5 n references)":
         ("bench.long_inputs", "read_markdown_text", lambda n: citing_draft(n), (250, 500, 1_000)),
+    "blank lines in a reference list (parse_reference_list, \"\\n\" × n)":
+        ("recommender.references.parse", "parse_reference_list", lambda n: "\n" * n, (25_000, 50_000, 100_000)),
+    "blank lines in a text file without a suffix (read_document, \"\\n\" × n)":
+        ("bench.long_inputs", "read_unnamed_text", lambda n: "Intro [1].\n" + "\n" * n, (25_000, 50_000, 100_000)),
+    "a LaTeX draft citing 3 entries of a .bib of n entries":
+        ("bench.long_inputs", "read_latex_citing_three", lambda n: large_bib(n), (15_000, 30_000, 60_000)),
 }
+
+
+def large_bib(entries: int) -> str:
+    """A .bib of `entries` entries, 210 bytes each (60,000 entries: 12 MB)."""
+    return "".join(f"@article{{key{i},\n  title = {{A study of thing {i} in the {{Large}} system}},\n"
+                   f"  author = {{Smith, John and Doe, Jane and M\\\"uller, Karl}},\n  journal = {{Journal of Things}},\n"
+                   f"  year = {{2019}},\n  doi = {{10.1000/x{i}}},\n}}\n\n" for i in range(entries))
 
 
 def citing_draft(paragraphs: int) -> str:
@@ -86,6 +99,16 @@ def read_plain_text(text: str) -> None:
 
 def read_latex_text(text: str) -> None:
     _read(text, "draft.tex")
+
+
+def read_unnamed_text(text: str) -> None:
+    _read(text, "notes")
+
+
+def read_latex_citing_three(bib: str) -> None:
+    from recommender.documents.latex import read_latex
+
+    read_latex("\\begin{document}\nGraphs help \\cite{key5,key9}. See \\cite{key123}.\n\\end{document}", [bib])
 
 
 def _run(module: str, function: str, case: str, size: int, queue) -> None:

@@ -7,9 +7,11 @@ import random
 import pytest
 
 from recommender.corpus.identifiers import normalize_arxiv, normalize_doi, normalize_title
+from recommender.references import parse
 from recommender.references.match import ReferenceIndex, match_references
-from recommender.references.parse import ReferenceItem, parse_reference_line, parse_reference_list
-from recommender.references.text import decode_reference_bytes, join_lines, split_entries
+from recommender.references.parse import (MAX_REFERENCES, ReferenceItem, cited_bibtex, parse_reference_line,
+                                         parse_reference_list)
+from recommender.references.text import decode_reference_bytes, entry_number, join_lines, split_entries
 from support.corpora import REFERENCED_PAPERS
 
 
@@ -193,6 +195,11 @@ def test_years_at_line_starts_are_not_entry_numbers():
     assert len(split_entries(text)) == 2
 
 
+def test_numbers_in_brackets_go_past_999():
+    text = "".join(f"[{n}] A. Author{n}. 2019. Title number {n}.\n" for n in range(997, 1003))
+    assert [entry_number(entry) for _, entry in split_entries(text)] == list(range(997, 1003))
+
+
 def test_pdf_artefacts_are_undone():
     assert split_entries("Citation recom-\nmendation with ﬁne-tuned\u00ad BERT-\nbased rankers") == \
         [(1, "Citation recommendation with fine-tuned BERT-based rankers")]
@@ -242,6 +249,23 @@ def test_parse_bibtex_reference_list():
     assert items[1].title == "Learning to Rank for Information Retrieval" and items[1].year == 2009
     assert items[1].line == 6
     assert items[2].arxiv == "1810.04805"
+
+
+@pytest.mark.parametrize("entry, what", [("@misc{{k{i}, title={{T}}}}\n", "BibTeX entries"),
+                                         ("[{n}] A. Author. 2019. Title {i}.\n", "entries")])
+def test_a_list_of_more_entries_than_any_paper_cites_is_refused_with_its_limit(entry, what, monkeypatch):
+    monkeypatch.setattr(parse, "MAX_REFERENCES", 40)
+    entries = "".join(entry.format(i=i, n=i + 1) for i in range(41))
+    with pytest.raises(ValueError, match=f"over 40 {what}"):
+        parse_reference_list(entries)
+    assert len(parse_reference_list(entries[:entries.rindex(entry[0])])) == 40
+    assert MAX_REFERENCES >= 5_000  # a survey's list is read
+
+
+def test_cited_bibtex_keeps_the_cited_entries_strings_and_line_numbers():
+    text = "@string{jir = {J. IR}}\n" + BIB_LIST
+    items = parse_reference_list(cited_bibtex(text, {"LIU2009", "devlin2018", "absent"}))
+    assert [(item.key, item.line) for item in items] == [("liu2009", 7), ("devlin2018", 8)]
 
 
 def test_match_bibtex_by_doi_arxiv_and_title():

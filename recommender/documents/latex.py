@@ -23,7 +23,7 @@ from recommender.documents.limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_TE
 from recommender.documents.markers import PLACEHOLDER_KEYS
 from recommender.documents.model import Document
 from recommender.documents.project import OUTSIDE_NOTICE, LatexProject, Outside
-from recommender.references.parse import ReferenceItem, parse_reference_list
+from recommender.references.parse import ReferenceItem, cited_bibtex, parse_reference_list
 
 CITE_MACROS = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar", "citenum",
                "citeurl", "Cite", "Citep", "Citet", "parencite", "Parencite", "textcite", "Textcite", "autocite",
@@ -394,10 +394,10 @@ def _references(cited_keys: list[str], bibs: list[str], bibitems: str,
     cited = [k for k in dict.fromkeys(cited_keys) if k.casefold() not in PLACEHOLDER_KEYS and k != "*"]
     entries: dict[str, ReferenceItem] = {}
     for bib in bibs:
-        if not re.search(r"^\s*@\w+\s*[{(]", bib, re.MULTILINE):
+        if not re.search(r"^[ \t]*@\w+\s*[{(]", bib, re.MULTILINE):  # "^\s*": quadratic in blank lines
             notices.append("A .bib file holds no BibTeX entry; it was left out.")
             continue
-        for item in parse_reference_list(bib):
+        for item in parse_reference_list(bib if "*" in cited_keys else cited_bibtex(bib, set(cited))):
             entries.setdefault(item.key, item)
     if entries:
         by_folded = {key.casefold(): key for key in entries}

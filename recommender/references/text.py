@@ -30,7 +30,8 @@ _WRAP_EVIDENCE_SHARE = 0.1  # share of line breaks that must look like wraps bef
 _HEADINGS = {"references", "reference list", "bibliography", "literature cited", "works cited", "literatur",
              "literaturverzeichnis", "references and notes", "références", "bibliographie", "cited literature"}
 _PAGE_NUMBER_RE = re.compile(r"^\d{1,4}$")  # a page number between two pages of the list
-_MARKER_RE = re.compile(r"^(?:\[(\d{1,3})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")  # years are no numbers
+# "[1234]" in brackets; "(123)", "123." at most three digits: "(2019)", "2019." are years, not numbers
+_MARKER_RE = re.compile(r"^(?:\[(\d{1,4})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")
 _BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{[^}]*\}")
 _LATEX_BLOCK_RE = re.compile(r"\\(?:begin|end)\{thebibliography\}(?:\{[^}]*\})?|\\newblock\b")
 
