@@ -13,7 +13,7 @@ from recommender.corpus.identifiers import find_arxiv, normalize_arxiv, normaliz
 from recommender.references.text import check_is_text, decode_reference_bytes, entry_number, split_entries, strip_marker
 
 MAX_ENTRY_CHARS = 2_000  # no reference is longer; what follows is not read (the matching costs grow with length)
-MAX_REFERENCES = 10_000  # entries of one list (a survey cites ~1,500; parsing BibTeX takes ~0.4 ms an entry)
+MAX_REFERENCES = 5_000  # entries of one list (a long survey cites 1,000-2,000; `check-refs` takes ~1.6 ms an entry)
 _DOI_IN_TEXT_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"'<>“”]+", re.IGNORECASE)
 # [ \t], not \s: "^\s*" searched over many blank lines takes time in their number squared
 _BIB_ENTRY_RE = re.compile(r"^[ \t]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
