@@ -61,6 +61,23 @@ CASES = {
         ("bench.long_inputs", "read_unnamed_text", lambda n: "Intro [1].\n" + "\n" * n, (25_000, 50_000, 100_000)),
     "a LaTeX draft citing 3 entries of a .bib of n entries":
         ("bench.long_inputs", "read_latex_citing_three", lambda n: large_bib(n), (15_000, 30_000, 60_000)),
+    "\"\\bibitem\" and spaces (parse_reference_list)":
+        ("recommender.references.parse", "parse_reference_list", lambda n: "\\bibitem" + " " * n,
+         (10_000, 20_000, 40_000)),
+    "\"arxiv\" and spaces in a BibTeX note (parse_reference_list)":
+        ("recommender.references.parse", "parse_reference_list",
+         lambda n: "@misc{k, title = {A title}, note = {arxiv" + " " * n + "x}}", (4_000, 8_000, 16_000)),
+    "ids looked for in words, n references of \"a-\" × 998 (check_references)":
+        ("bench.long_inputs", "check_reference_text", lambda n: "".join(f"{i}. " + "a-" * 998 + "a\n"
+                                                                        for i in range(1, n + 1)), (25, 50, 100)),
+    "a command named \"cite\" × n (citation_query: LaTeX or not?)":
+        ("bench.long_inputs", "citation_query_at_end", lambda n: "\\" + "cite" * (n // 4) + "\n\nWe use a model.\n",
+         (10_000, 20_000, 40_000)),
+    "spaces inside a Markdown heading (read_document)":
+        ("bench.long_inputs", "read_markdown_text", lambda n: "# a" + " " * n + "x\n\nSome text.\n", (500, 1_000, 2_000)),
+    "a LaTeX body of blank lines holding a space (read_document, \" \\n\" × n)":
+        ("bench.long_inputs", "read_latex_text", lambda n: "\\begin{document}\nText of the draft.\n" + " \n" * n
+         + "More text of the draft.\n\\end{document}\n", (80_000, 160_000, 320_000)),
 }
 
 
@@ -99,6 +116,19 @@ def read_plain_text(text: str) -> None:
 
 def read_latex_text(text: str) -> None:
     _read(text, "draft.tex")
+
+
+def check_reference_text(text: str) -> None:
+    from recommender.references.check import check_references
+    from recommender.references.parse import parse_reference_list
+
+    check_references(parse_reference_list(text), [])
+
+
+def citation_query_at_end(text: str) -> None:
+    from recommender.serve.context import citation_query
+
+    citation_query(text, len(text) - 2)
 
 
 def read_unnamed_text(text: str) -> None:

@@ -12,8 +12,9 @@ _DOI_PREFIX_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi\s*:\s*|doi\s+)
 _ARCHIVES = ("hep-th|hep-ph|hep-lat|hep-ex|gr-qc|astro-ph|cond-mat|quant-ph|math-ph|nucl-th|nucl-ex|physics|math|"
              "nlin|cs|q-bio|chao-dyn|solv-int|alg-geom|dg-ga|funct-an|q-alg|patt-sol|adap-org|comp-gas|chem-ph|"
              "atom-ph|bayes-an|plasm-ph|ao-sci|mtrl-th|supr-con|acc-phys|cmp-lg")
-_ARXIV_RE = re.compile(r"(?:arxiv\s*[:.]?\s*|arxiv\.org/(?:abs|pdf)/|\babs/)"
-                       r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+# one \s* per gap and a bounded archive name: "arxiv" + spaces, or "arxiv" + a long word, took quadratic time
+_ARXIV_RE = re.compile(r"(?:arxiv\s*(?:[:.]\s*)?|arxiv\.org/(?:abs|pdf)/|\babs/)"
+                       r"(\d{4}\.\d{4,5}|[a-z-]{1,20}(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
                        rf"|(?<![\w/-])((?:{_ARCHIVES})(?:\.[a-z]{{2}})?/\d{{7}})(?:v\d+)?\b", re.IGNORECASE)
 
 

@@ -44,11 +44,16 @@ _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("bibliographystyle", "{"), MacroSpec("ccsdesc", "[{"), MacroSpec("Description", "{"),
     MacroSpec("orcid", "{"), MacroSpec("authornote", "{")]
 _INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
-_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\[\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
+# one \s* per gap, and an argument that stops at the next brace: "\\title" + spaces, "\\bibliography{" × n took
+# quadratic time
+_BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\[\]]*\])?)\s*\{([^{}]*)\}", re.MULTILINE)
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
-_BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{([^{}]*)\}")
+_BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\]\s*)?\{([^{}]*)\}")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
-_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\])?\s*\{")
+# a run of spaces and tabs at a line's end, or (group 1) of two or more inside a line; starting where a run starts
+_SPACE_RUN_RE = re.compile(r"(?<![ \t])[ \t]+(?=\n|\Z)|(?<![ \t])([ \t]{2,})")
+_BLANK_LINES_RE = re.compile(r"(?<!\n)\n{3,}")
+_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\]\s*)?\{")
 _URL_RE = re.compile(r"\\(?:url|href)\s*\{[^{}\n]*\}")
 _BEGIN_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\begin\s*\{document\})", re.MULTILINE)
 _END_DOCUMENT_RE = re.compile(r"^[^%\n]*?(\\end\s*\{document\})", re.MULTILINE)
@@ -94,13 +99,19 @@ def read_latex(source: str, bibs: list[str] = (), project: LatexProject | None =
 
 def parse_copy(source: str) -> str:
     """The source as the parser reads it, line for line: verbatim text, `\\iffalse` blocks and `%` in URLs, which
-    the parser would misread, blanked (spaces in place of every character but line ends)."""
+    the parser would misread, blanked (spaces in place of every character but line ends). Long runs of white space,
+    which the parser reads in quadratic time, are cut short: spaces at a line's end are dropped, runs of them inside
+    a line made one, and blank lines after the first are made comment lines ("%"; a body of " \\n" × 300,000 took
+    6 s, and 30 at the text limit)."""
     source = _blank_verbatim(source)
-    return _URL_RE.sub(lambda m: re.sub(r"(?<!\\)%", " ", m.group(0)), source)
+    source = _URL_RE.sub(lambda m: re.sub(r"(?<!\\)%", " ", m.group(0)), source)
+    source = _SPACE_RUN_RE.sub(lambda m: "" if m.group(1) is None else " ", source)
+    return _BLANK_LINES_RE.sub(lambda m: "\n\n" + "%\n" * (len(m.group(0)) - 2), source)
 
 
 def split_preamble(source: str) -> tuple[str, str]:
-    """(the preamble, the body), each the full source with the other part blanked, so that positions agree."""
+    """(the preamble, the body), the source with the other part blanked, so that positions agree (the body ends
+    where `\\end{document}` starts)."""
     begin = _BEGIN_DOCUMENT_RE.search(source)
     if begin is None:
         if re.search(r"\\documentclass\b", source):
@@ -111,7 +122,8 @@ def split_preamble(source: str) -> tuple[str, str]:
         raise DocumentError(f"This LaTeX file does not parse: \\begin{{document}} (line "
                             f"{source.count(chr(10), 0, begin.start(1)) + 1}) is never closed by \\end{{document}}.")
     preamble = source[:begin.start(1)] + _blank(source[begin.start(1):])
-    body = _blank(source[:begin.end(1)]) + source[begin.end(1):end.start(1)] + _blank(source[end.start(1):])
+    # the body ends at \end{document}: a blanked tail, one long run of spaces, took the parser quadratic time
+    body = _blank(source[:begin.end(1)]) + source[begin.end(1):end.start(1)]
     return preamble, body
 
 

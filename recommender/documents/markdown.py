@@ -13,7 +13,7 @@ from recommender.documents.blocks import Block, add, paragraph, words_seen
 from recommender.documents.model import Document
 from recommender.documents.text import take_title
 
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*)$")  # closing #s cut by `heading_text` (a regex: cubic time)
 _SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -55,6 +55,13 @@ def _blank_comments(text: str) -> str:
         at = end + 3
     pieces.append(text[at:])
     return "".join(pieces)
+
+
+def heading_text(text: str) -> str:
+    """An ATX heading's text without its closing #s ("Results ##" -> "Results"; "C#" keeps its #)."""
+    text = text.strip()
+    bare = text.rstrip("#")
+    return bare.rstrip() if bare != text and (not bare or bare[-1].isspace()) else text
 
 
 def front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -109,7 +116,8 @@ def _blocks(lines: list[str], start: int, vocabulary: frozenset[str]) -> list[Bl
         atx = _ATX_RE.match(line)
         if atx:
             flush()
-            add(blocks, Block(text=inline_text(atx.group(2)), line=number, heading=True, lines=(atx.group(2),)))
+            heading = heading_text(atx.group(2))
+            add(blocks, Block(text=inline_text(heading), line=number, heading=True, lines=(heading,)))
             continue
         if current and len(current) == 1 and _SETEXT_RE.match(line) and not _ITEM_RE.match(current[0]):
             heading, heading_line = current[0], first

@@ -37,11 +37,14 @@ MAX_LISTED_AUTHORS = 30  # past this many authors a record's list is not checked
 LONG_LIST = 15  # a reference that lists this many of the record's authors in order may cut the rest (APA: 20)
 SHOWN_CHARS = 160
 
+# an archive name starts after no letter or hyphen and has at most 20 letters, one \s* per gap: tried from every
+# word start of "a-a-a-…", or after "arxiv" + spaces, these patterns took quadratic time
 _ID_RE = re.compile(r"https?://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,9}/\S+"
-                    r"|\barxiv\s*[:.]?\s*(?:abs/)?(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\s?\d{7})(?:v\d+)?"
-                    r"|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[a-z]{2})?/\s?\d{7}(?:v\d+)?\b", re.IGNORECASE)
+                    r"|\barxiv\s*(?:[:.]\s*)?(?:abs/)?(?:\d{4}\.\d{4,5}|[a-z-]{1,20}(?:\.[a-z]{2})?/\s?\d{7})(?:v\d+)?"
+                    r"|\b\d{4}\.\d{4,5}(?:v\d+)?\b|(?<![a-z-])[a-z-]{1,20}(?:\.[a-z]{2})?/\s?\d{7}(?:v\d+)?\b",
+                    re.IGNORECASE)
 _LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.]\s*\{?([A-Za-z])\}?|\\[uvHckrbd]\{([A-Za-z])\}")
-_BROKEN_ARXIV_RE = re.compile(r"\barxiv\s*[:.]?\s*([a-z-]+(?:\.[a-z]{2})?/\s?\d{7})", re.IGNORECASE)
+_BROKEN_ARXIV_RE = re.compile(r"\barxiv\s*(?:[:.]\s*)?([a-z-]{1,20}(?:\.[a-z]{2})?/\s?\d{7})", re.IGNORECASE)
 # letters without a decomposition that fold would drop ("Mølbæk": "m lb k"), written as transliterations do
 _LETTERS = str.maketrans({"æ": "ae", "Æ": "Ae", "ø": "o", "Ø": "O", "ß": "ss", "ł": "l", "Ł": "L", "đ": "d",
                           "Đ": "D", "þ": "th", "Þ": "Th", "œ": "oe", "Œ": "Oe", "ı": "i", "ð": "d"})
@@ -498,7 +501,8 @@ def venue_shown(text: str) -> str:
     return _shown(_LEADING_IN_RE.sub("", _PAGES_RE.sub("", text)))
 
 
-_TRAILING_YEAR_RE = re.compile(r"[\s.,;:(]*\b(1[5-9]\d\d|20\d\d)[a-z]?\)?[\s.,;:]*$")
+# starts after no punctuation it takes in: from each of ";;;…" it ran to the end (quadratic)
+_TRAILING_YEAR_RE = re.compile(r"(?<![\s.,;:(])[\s.,;:(]*\b(1[5-9]\d\d|20\d\d)[a-z]?\)?[\s.,;:]*$")
 
 
 def _shown(text: str) -> str:

@@ -56,7 +56,7 @@ def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
     if _BIB_ENTRY_RE.search(text):
         _check_count(sum(1 for _ in islice(_BIB_ENTRY_RE.finditer(text), MAX_REFERENCES + 1)), "BibTeX entries")
         return _parse_bibtex(text)
-    entries = split_entries(text)
+    entries = split_entries(text, MAX_REFERENCES + 1)
     _check_count(len(entries), "entries")
     return [parse_reference_line(entry, line_number=number) for number, entry in entries]
 
@@ -122,7 +122,8 @@ def _parse_bibtex(text: str) -> list[ReferenceItem]:
             key=entry.key,
             line=entry.start_line + 1,
             kind="bibtex",
-            arxiv=arxiv or find_arxiv(" ".join(fields.get(f, "") for f in ("journal", "url", "note"))),
+            arxiv=arxiv or find_arxiv(" ".join(fields.get(f, "")[:MAX_ENTRY_CHARS]
+                                               for f in ("journal", "url", "note"))),
         ))
     return items
 

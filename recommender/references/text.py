@@ -18,6 +18,7 @@ import io
 import re
 import unicodedata
 import zlib
+from itertools import islice
 
 MAX_DECOMPRESSED_BYTES = 20_000_000
 MAX_CONTROL_SHARE = 0.01  # control characters a text may hold before it counts as binary ...
@@ -32,7 +33,7 @@ _HEADINGS = {"references", "reference list", "bibliography", "literature cited",
 _PAGE_NUMBER_RE = re.compile(r"^\d{1,4}$")  # a page number between two pages of the list
 # "[1234]" in brackets; "(123)", "123." at most three digits: "(2019)", "2019." are years, not numbers
 _MARKER_RE = re.compile(r"^(?:\[(\d{1,4})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")
-_BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\])?\s*\{[^}]*\}")
+_BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\]\s*)?\{[^{}]*\}")  # one \s* per gap: two backtrack
 _LATEX_BLOCK_RE = re.compile(r"\\(?:begin|end)\{thebibliography\}(?:\{[^}]*\})?|\\newblock\b")
 
 _UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f\u0391-\u03a9\u0410-\u042f"
@@ -161,10 +162,11 @@ def check_is_text(text: str) -> None:
                          "or paste the list copied from the PDF.")
 
 
-def split_entries(text: str) -> list[tuple[int, str]]:
-    """(1-based line number where it starts, text) of each reference in a plain-text or `\\bibitem` list."""
+def split_entries(text: str, most: int | None = None) -> list[tuple[int, str]]:
+    """(1-based line number where it starts, text) of each reference in a plain-text or `\\bibitem` list; the
+    first `most` of them (all when None)."""
     if "\\bibitem" in text:
-        return _split_bibitems(text)
+        return _split_bibitems(text, most)
     lines = [(number, clean_line(line)) for number, line in enumerate(text.splitlines(), start=1)]
     content: list[tuple[int, str, bool]] = []  # (line number, text, a blank line came before it)
     blank = False
@@ -177,7 +179,7 @@ def split_entries(text: str) -> list[tuple[int, str]]:
     if not content:
         return []
     starts = _numbered_starts(content) or _unnumbered_starts(content)
-    groups = [content[a:b] for a, b in zip(starts, starts[1:] + [len(content)])]
+    groups = [content[a:b] for a, b in zip(starts, starts[1:] + [len(content)])][:most]
     vocabulary = words_seen(text)
     return [(group[0][0], join_lines([line for _, line, _ in group], vocabulary)) for group in groups]
 
@@ -324,17 +326,19 @@ def words_seen(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def _split_bibitems(text: str) -> list[tuple[int, str]]:
-    """Entries of a LaTeX `thebibliography` list, as plain text."""
+def _split_bibitems(text: str, most: int | None) -> list[tuple[int, str]]:
+    """Entries of a LaTeX `thebibliography` list, as plain text (the first `most`)."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     decode = LatexNodes2Text(math_mode="verbatim").latex_to_text
-    entries = []
-    matches = list(_BIBITEM_RE.finditer(text))
+    entries: list[tuple[int, str]] = []
+    matches = list(islice(_BIBITEM_RE.finditer(text), None if most is None else most + 1))
+    line_number, counted = 1, 0  # lines counted as the entries go (from the start for each: quadratic)
     for match, end in zip(matches, [m.start() for m in matches[1:]] + [len(text)]):
         body = _LATEX_BLOCK_RE.sub(" ", text[match.end():end])
         lines = [clean_line(line) for line in body.splitlines() if line.strip()]
-        if lines:
-            line_number = text.count("\n", 0, match.start()) + 1
+        line_number += text.count("\n", counted, match.start())
+        counted = match.start()
+        if lines and (most is None or len(entries) < most):
             entries.append((line_number, " ".join(decode(join_lines(lines)).split())))
     return entries

@@ -147,7 +147,7 @@ _GROUPS: dict[str, re.Pattern[str]] = {
     "year": re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b"),
     # named methods, models and data sets: BERT, ImageNet, GPT-3, ResNet, LSTM (not Roman numerals, not TeX)
     "named_method": re.compile(
-        r"(?<![\\$_{^])\b(?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z])(?![IVXLC]+\b)[A-Za-z][A-Za-z0-9-]{1,}\b"),
+        r"(?<![\\$_{^A-Za-z0-9-])\b(?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z])(?![IVXLC]+\b)[A-Za-z][A-Za-z0-9-]{1,}\b"),
     # the author's own work and voice
     "own_work": _cues(
         r"we", r"our", r"us", r"ours", r"here(?:in)?", r"in\s+what\s+follows", r"let",

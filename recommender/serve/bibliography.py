@@ -14,7 +14,8 @@ from recommender.paper import Paper
 from recommender.references.match import ReferenceIndex
 from recommender.references.parse import parse_reference_list
 
-_LATEX_BIB_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\s*\[[^\[\]]*\])?)\s*\{([^}]*)\}", re.MULTILINE)
+_LATEX_BIB_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\s*\[[^\[\]]*\])?)\s*\{([^{}]*)\}",
+                           re.MULTILINE)  # the argument stops at the next brace: "{" × n took quadratic time
 _ENTRY_RE = re.compile(r"@(\w+)\s*[{(]\s*([^,\s{}()]+)\s*,")
 _NOT_REFERENCES = {"string", "preamble", "comment"}
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from recommender.documents.latex import CITE_MACROS
 
 _LATEX_OPEN_RE = re.compile(r"\\(?:" + "|".join(sorted(CITE_MACROS, key=len, reverse=True)) +
-                            r")\*?(?:\s*\[[^\]\n]*\]){0,2}\s*\{")
+                            r")\*?(?:\s*\[[^\[\]\n]*\]){0,2}\s*\{")  # an option stops at the next bracket
 _LATEX_CLOSED_ARG_RE = re.compile(r"[^{}\\%]*\}")
 _LATEX_KEY = r"[^\s,{}\\%]+"
 # an argument not closed yet: keys separated by commas, up to the first character no key list holds

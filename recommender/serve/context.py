@@ -22,8 +22,11 @@ from recommender.serve.citations import find_citations, site_among
 RAW_CHARS = 4 * CONTEXT_CHARS  # source read on either side of the cursor in a long paragraph
 _CURSOR = "\ue000"  # stands for the cursor while the paragraph is turned into text (a private-use character)
 
-_LATEX_RE = re.compile(r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*[\[{]|title\s*[\[{]|"
-                       r"[A-Za-z]*cite[a-z]*\*?\s*[\[{])")
+_LATEX_RE = re.compile(r"\\(?:documentclass|usepackage|begin\s*\{|(?:sub)*section\*?\s*[\[{]|title\s*[\[{])")
+# a citation command (\cite, \parencite, \citet ...) is told by its whole name: "[A-Za-z]*cite[a-z]*" backtracked
+# through every "cite" of "\citecite…" (quadratic time)
+_LATEX_COMMAND_RE = re.compile(r"\\([A-Za-z]++)\*?\s*[\[{]")
+_CITE_NAME_RE = re.compile(r"cite[a-z]*$")
 # a bracket's text and a link's target stop at the next bracket: else "[" * n and "](" * n took quadratic time
 _MARKDOWN_RE = re.compile(r"\A---[ \t]*\n|^ {0,3}#{1,6}\s|^ {0,3}```|\[[^\[\]\n]*@\w|\]\([^)\]\s]+\)", re.MULTILINE)
 _LATEX_BREAK_RE = re.compile(r"\s*\\(?:(?:sub)*section|chapter|part|paragraph|subparagraph|begin|end|maketitle|par"
@@ -35,9 +38,10 @@ _MARKDOWN_PREFIX_RE = re.compile(r"^\s*(?:>\s?)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?", 
 _BREAKS = {"latex": _LATEX_BREAK_RE, "markdown": _MARKDOWN_BREAK_RE}
 _ITEMS = {"latex": _LATEX_ITEM_RE, "markdown": _MARKDOWN_ITEM_RE}
 _LATEX_COMMENT_RE = re.compile(r"(?<!\\)%[^\n]*")
+_LATEX_COMMAND_NAME_RE = re.compile(r"\\[A-Za-z]*\*?")
 _LATEX_DROPPED_RE = re.compile(r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|nameref|nocite|index|footnotemark)"
                                r"\*?\s*(?:\[[^\[\]]*\]\s*)?\{[^{}]*\}")
-_LATEX_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\])?\s*\{")
+_LATEX_TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\]\s*)?\{")  # one \s* per gap: two backtrack
 _LATEX_ABSTRACT_RE = re.compile(r"\\begin\s*\{abstract\}(.*?)(?:\\end\s*\{abstract\}|\Z)", re.DOTALL)
 _LATEX_ABSTRACT_MACRO_RE = re.compile(r"\\abstract\s*\{")
 _SPACE_BEFORE_PUNCTUATION_RE = re.compile(r"\s+([.,;:!?)])")
@@ -46,7 +50,7 @@ _LATEX_TEXT = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
 
 def document_kind(text: str) -> str:
     """"latex", "markdown" or "text", from what the source is written with."""
-    if _LATEX_RE.search(text):
+    if _LATEX_RE.search(text) or any(_CITE_NAME_RE.search(m.group(1)) for m in _LATEX_COMMAND_RE.finditer(text)):
         return "latex"
     return "markdown" if _MARKDOWN_RE.search(text) else "text"
 
@@ -164,7 +168,10 @@ def _latex_text(source: str) -> str:
     citations = find_citations(source)
     for citation in reversed(citations):
         source = f"{source[:citation.start]} {source[citation.end:]}"
-    text = " ".join(_LATEX_TEXT.latex_to_text(source, tolerant_parsing=True).split())
+    try:
+        text = " ".join(_LATEX_TEXT.latex_to_text(source, tolerant_parsing=True).split())
+    except RecursionError:  # nested past the parser's depth ("\\cite[a " × 1,250): its commands dropped instead
+        text = " ".join(_LATEX_COMMAND_NAME_RE.sub(" ", source).replace("{", " ").replace("}", " ").split())
     return _SPACE_BEFORE_PUNCTUATION_RE.sub(r"\1", text)
 
 

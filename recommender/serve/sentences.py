@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from recommender.documents.assemble import is_reference_heading
 from recommender.documents.latex import LEFT_OUT_ENVIRONMENTS
+from recommender.documents.markdown import heading_text
 from recommender.documents.markers import find_markers
 from recommender.review.claims import split_sentences
 from recommender.serve.citations import find_citations
@@ -23,7 +24,7 @@ _END_DOCUMENT_RE = re.compile(r"\\end\s*\{document\}|\\bibliography\s*\{|\\print
 _MARKDOWN_LEFT_OUT_RE = re.compile(r"<!--.*?(?:-->|\Z)|^ {0,3}(```|~~~).*?(?:^ {0,3}\1[^\n]*$|\Z)",
                                    re.DOTALL | re.MULTILINE)
 _FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*$", re.DOTALL | re.MULTILINE)
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
+_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*)$", re.MULTILINE)  # closing #s: `heading_text`
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def _body(text: str, kind: str) -> str:
         text = _FRONT_MATTER_RE.sub(_blank, text)
         text = _MARKDOWN_LEFT_OUT_RE.sub(_blank, text)
         references = next((m for m in _HEADING_RE.finditer(text)
-                           if is_reference_heading(m.group(1))), None)
+                           if is_reference_heading(heading_text(m.group(1)))), None)
         return text[:references.start()] + _blank(text[references.start():]) if references else text
     return text
 

@@ -20,9 +20,11 @@ from recommender.documents.markers import find_markers
 from recommender.documents.read import read_document
 from recommender.embedding.encoders import get_encoder
 from recommender.pipeline.language import detect_language
+from recommender.references.check import check_references
 from recommender.references.parse import MAX_ENTRY_CHARS, parse_reference_list
 from recommender.review.claims import ClaimScorer, split_sentences
 from recommender.serve.context import citation_query, document_kind
+from recommender.serve.sentences import body_sentences
 from recommender.store.gloss import Glossary
 
 CPU_SECONDS = 5.0
@@ -173,6 +175,54 @@ def test_only_the_cited_entries_of_a_large_bib_are_parsed():
     assert [(item.key, item.line) for item in document.references] == [("key5", 41), ("key59999", 479_993),
                                                                        ("key123", 985)]
     assert seconds < CPU_SECONDS
+
+
+def _references_or_refusal(text: str):
+    try:
+        return parse_reference_list(text)
+    except ValueError:  # over MAX_REFERENCES: refused, and its time is what is tested
+        return None
+
+
+def _reference_check(text: str):
+    return check_references(parse_reference_list(text), [])
+
+
+def _citation_query_at_end(text: str):
+    return citation_query(text, len(text) - 2)
+
+
+# found by a hostile helper's audit of every pattern (docs/security.md, the fourth pass); CPU seconds before
+@pytest.mark.parametrize("function, text", [
+    (_references_or_refusal, "\\bibitem" + " " * 80_000),                          # 11 s: two \s* around an option
+    (_references_or_refusal, "\\bibitem{" * 60_000),                               # 21 s: a key ran to the end
+    (_references_or_refusal, "\\bibitem{k}x\n" * 40_000),                          # 24 s: lines counted per entry
+    (_references_or_refusal, "".join(f"{i}. " + "arxiv" * 399 + "\n" for i in range(1, 401))),  # 14 s
+    (_references_or_refusal, "@misc{k, title = {A title}, note = {arxiv" + " " * 32_000 + "x}}"),  # 39 s
+    (_reference_check, "".join(f"{i}. " + "a-" * 998 + "a\n" for i in range(1, 201))),  # 30 s: ids at every "a-"
+    (_citation_query_at_end, "\\" + "cite" * 10_000 + "\n\nWe use a model here.\n"),  # 13 s: LaTeX or not?
+    (_citation_query_at_end, "\\documentclass{article}\n\\title" + " " * 120_000 + "\n\nWe use a model here.\n"),
+    (lambda text: body_sentences(text, "markdown"), "Intro text.\n\n# a" + " " * 2_000 + "x\n\nSome text.\n"),
+    (lambda text: body_sentences(text, "latex"), "\\documentclass{article}\n\\begin{document}\nWe use it "
+     + "\\\\cite[a " * 20_000 + "\n\n\\end{document}\n"),
+], ids=["bibitem spaces", "bibitem braces", "bibitem lines", "arxiv words", "arxiv spaces in a note", "ids in words",
+        "cite in one name", "title spaces", "heading spaces (language server)", "cite options (language server)"])
+def test_hostile_lists_and_sources_are_read_in_linear_time(function, text):
+    _, seconds = cpu_time(function, text)
+    assert seconds < CPU_SECONDS, f"took {seconds:.1f} s of CPU on {len(text):,} characters"
+
+
+def test_a_citation_nested_past_the_parsers_depth_still_gives_a_query():
+    text = "We rank papers " + "\\cite[a " * 1_250 + "here."
+    assert citation_query(text, len(text) - 2).context
+
+
+def test_bibliography_commands_and_white_space_of_a_project_are_read_in_linear_time(tmp_path):
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\nText of the draft.\n"
+                                       + " \n" * 300_000 + "More text of the draft.\n\\end{document}\n"
+                                       + "\\bibliography{\n" * 16_000)  # 19 s and 5 s before
+    document, seconds = cpu_time(read_document, tmp_path / "main.tex")
+    assert seconds < CPU_SECONDS and [p.line for p in document.passages] == [3, 300_004]
 
 
 def test_a_citation_query_in_a_long_hyphenated_word_is_answered_at_once():
