@@ -294,6 +294,15 @@ def test_latex_as_bytes_with_bib_given(tmp_path):
     assert without.references == [] and any("no .bib" in notice for notice in without.notices)
 
 
+def test_latex_with_windows_line_ends_keeps_its_paragraphs_and_lines():
+    source = ("\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nFirst paragraph about citation graphs "
+              "and retrieval \\cite{a}.\n\n\n\nSecond paragraph about dense retrieval \\cite{b}.\n\\end{document}\n")
+    unix = read_document(source.encode(), "a.tex")
+    windows = read_document(source.replace("\n", "\r\n").encode(), "a.tex")
+    assert [(p.line, p.text) for p in windows.passages] == [(p.line, p.text) for p in unix.passages]
+    assert [p.line for p in unix.passages] == [4, 8]
+
+
 def test_latex_with_its_own_bibliography():
     tex = TEX.replace("\\bibliography{refs}", "\n".join([
         "\\begin{thebibliography}{9}",

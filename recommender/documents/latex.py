@@ -44,8 +44,8 @@ _EXTRA_MACROS = [MacroSpec(name, "*[[{") for name in CITE_MACROS] + [
     MacroSpec("bibliographystyle", "{"), MacroSpec("ccsdesc", "[{"), MacroSpec("Description", "{"),
     MacroSpec("orcid", "{"), MacroSpec("authornote", "{")]
 _INPUT_RE = re.compile(r"\\(?:input|include|subfile)\s*\{([^{}]+)\}")
-# one \s* per gap, and an argument that stops at the next brace: "\\title" + spaces, "\\bibliography{" × n took
-# quadratic time
+# one \s* per gap (\bibitem, \title), an argument that stops at the next brace (\bibliography): "\\title" + spaces
+# and "\\bibliography{" × n took quadratic time
 _BIB_COMMAND_RE = re.compile(r"^[^%\n]*\\(?:bibliography|addbibresource(?:\[[^\[\]]*\])?)\s*\{([^{}]*)\}", re.MULTILINE)
 _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
 _BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\]\s*)?\{([^{}]*)\}")
@@ -99,11 +99,11 @@ def read_latex(source: str, bibs: list[str] = (), project: LatexProject | None =
 
 def parse_copy(source: str) -> str:
     """The source as the parser reads it, line for line: verbatim text, `\\iffalse` blocks and `%` in URLs, which
-    the parser would misread, blanked (spaces in place of every character but line ends). Long runs of white space,
-    which the parser reads in quadratic time, are cut short: spaces at a line's end are dropped, runs of them inside
-    a line made one, and blank lines after the first are made comment lines ("%"; a body of " \\n" × 300,000 took
-    6 s, and 30 at the text limit)."""
-    source = _blank_verbatim(source)
+    the parser would misread, blanked (spaces in place of every character but line ends). Windows line ends read as
+    "\\n". Long runs of white space, which the parser reads in quadratic time, are cut short: spaces at a line's end
+    are dropped, runs of them inside a line made one, and blank lines after the first are made comment lines ("%";
+    a body of " \\n" × 320,000 took 5 s)."""
+    source = _blank_verbatim(source.replace("\r\n", "\n").replace("\r", " "))
     source = _URL_RE.sub(lambda m: re.sub(r"(?<!\\)%", " ", m.group(0)), source)
     source = _SPACE_RUN_RE.sub(lambda m: "" if m.group(1) is None else " ", source)
     return _BLANK_LINES_RE.sub(lambda m: "\n\n" + "%\n" * (len(m.group(0)) - 2), source)

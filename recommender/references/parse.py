@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from recommender.corpus.bibtex import latex_text, parse_library
