@@ -47,17 +47,20 @@ class ReferenceItem:
     number: int | None = None  # the number the list printed before it ("[12]", "12."), if any
 
 
-def parse_reference_list(source: str | os.PathLike) -> list[ReferenceItem]:
+def parse_reference_list(source: str | os.PathLike, most: int | None = MAX_REFERENCES) -> list[ReferenceItem]:
     """Parse a reference list given as text (`str`) or as a `Path` (plain, `.bib`, optionally gzipped).
 
-    Raises ValueError with a message for the user when the input is not a text reference list.
+    Raises ValueError with a message for the user when the input is not a text reference list, or holds more than
+    `most` entries (None: any number, for a user's own library read on their machine).
     """
     text = _read_source(source)
     if _BIB_ENTRY_RE.search(text):
-        _check_count(sum(1 for _ in islice(_BIB_ENTRY_RE.finditer(text), MAX_REFERENCES + 1)), "BibTeX entries")
+        if most is not None:
+            _check_count(sum(1 for _ in islice(_BIB_ENTRY_RE.finditer(text), most + 1)), most, "BibTeX entries")
         return _parse_bibtex(text)
-    entries = split_entries(text, MAX_REFERENCES + 1)
-    _check_count(len(entries), "entries")
+    entries = split_entries(text, None if most is None else most + 1)
+    if most is not None:
+        _check_count(len(entries), most, "entries")
     return [parse_reference_line(entry, line_number=number) for number, entry in entries]
 
 
@@ -75,9 +78,9 @@ def cited_bibtex(text: str, keys: set[str]) -> str:
     return "".join(pieces)
 
 
-def _check_count(count: int, what: str) -> None:
-    if count > MAX_REFERENCES:
-        raise ValueError(f"The reference list holds over {MAX_REFERENCES:,} {what}, more than any paper cites. "
+def _check_count(count: int, most: int, what: str) -> None:
+    if count > most:
+        raise ValueError(f"The reference list holds over {most:,} {what}, more than any paper cites. "
                          "Give the list of one paper (for a LaTeX draft: its .bib, of which only the cited entries "
                          "are read).")
 

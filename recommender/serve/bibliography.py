@@ -90,7 +90,7 @@ def read_bibliography(path: Path, text: str | None, references: ReferenceIndex) 
     if not places:
         return bib
     try:
-        items = {item.key: item for item in parse_reference_list(text) if item.key}
+        items = {item.key: item for item in parse_reference_list(text, most=None) if item.key}  # the user's own
     except ValueError:
         items = {}
     for key, match in places.items():
