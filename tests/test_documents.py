@@ -303,6 +303,14 @@ def test_latex_with_windows_line_ends_keeps_its_paragraphs_and_lines():
     assert [p.line for p in unix.passages] == [4, 8]
 
 
+def test_latex_white_space_made_short_keeps_control_spaces():
+    source = ("\\documentclass{article}\n\\begin{document}\nMr.\\ \nSmith and Dr.\\\t\nWho wrote about citation graphs."
+              "\n\u00a0\n\f\n\nA second paragraph about dense retrieval.\n\\end{document}\n")
+    document = read_document(source.encode(), "a.tex")
+    assert [(p.line, p.text) for p in document.passages] == [
+        (3, "Mr. Smith and Dr. Who wrote about citation graphs."), (9, "A second paragraph about dense retrieval.")]
+
+
 def test_latex_with_its_own_bibliography():
     tex = TEX.replace("\\bibliography{refs}", "\n".join([
         "\\begin{thebibliography}{9}",

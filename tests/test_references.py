@@ -197,6 +197,8 @@ def test_years_at_line_starts_are_not_entry_numbers():
 def test_numbers_in_brackets_go_past_999():
     text = "".join(f"[{n}] A. Author{n}. 2019. Title number {n}.\n" for n in range(997, 1003))
     assert [entry_number(entry) for _, entry in split_entries(text)] == list(range(997, 1003))
+    years = "[2019] Smith, A. Title one.\n[2020] Doe, B. Title two.\n[2018] Roe, C. Title three.\n"
+    assert [entry_number(entry) for _, entry in split_entries(years)] == [None, None, None]  # years, not numbers
 
 
 def test_pdf_artefacts_are_undone():
@@ -251,7 +253,9 @@ def test_parse_bibtex_reference_list():
 
 
 @pytest.mark.parametrize("entry, what", [("@misc{{k{i}, title={{T}}}}\n", "BibTeX entries"),
-                                         ("[{n}] A. Author. 2019. Title {i}.\n", "entries")])
+                                         ("@misc{{k{i}, title={{T}}}} ", "BibTeX entries"),  # on one line
+                                         ("[{n}] A. Author. 2019. Title {i}.\n", "entries"),
+                                         ("\\bibitem{{k{i}}} A. Author. Title {i}.\n", "\\\\bibitem entries")])
 def test_a_list_of_more_entries_than_any_paper_cites_is_refused_with_its_limit(entry, what):
     entries = "".join(entry.format(i=i, n=i + 1) for i in range(41))
     with pytest.raises(ValueError, match=f"over 40 {what}"):
@@ -259,12 +263,27 @@ def test_a_list_of_more_entries_than_any_paper_cites_is_refused_with_its_limit(e
     assert len(parse_reference_list(entries[:entries.rindex(entry[0])], most=40)) == 40
     assert len(parse_reference_list(entries, most=None)) == 41  # a user's own library, on their machine
     assert MAX_REFERENCES >= 5_000  # a survey's list is read
+    if "bibitem" in entry:  # an empty entry counts too (the last one's text would be read to the end)
+        with pytest.raises(ValueError, match="over 40"):
+            parse_reference_list("\\bibitem{e}\n" + entries[:entries.rindex(entry[0])], most=40)
 
 
 def test_cited_bibtex_keeps_the_cited_entries_strings_and_line_numbers():
     text = "@string{jir = {J. IR}}\n" + BIB_LIST
     items = parse_reference_list(cited_bibtex(text, {"LIU2009", "devlin2018", "absent"}))
     assert [(item.key, item.line) for item in items] == [("liu2009", 7), ("devlin2018", 8)]
+
+
+@pytest.mark.parametrize("bib", ["@misc{a, title={A}} @misc{b(2019), title={B}}",      # one line
+                                 "@misc{a, title={A}}\r@misc{b(2019), title={B}}\r",  # old Mac line ends
+                                 "\u00a0@misc{b(2019), title={B}}\n\f@misc{a, title={A}}\n"])
+def test_cited_bibtex_finds_entries_where_bibtex_does(bib):
+    assert [item.key for item in parse_reference_list(cited_bibtex(bib, {"b(2019)"}))] == ["b(2019)"]
+
+
+def test_string_macros_do_not_count_as_entries():
+    text = "".join(f"@string{{s{i} = {{x}}}}\n" for i in range(50)) + "@misc{k, title={T}}\n"
+    assert [item.key for item in parse_reference_list(text, most=40)] == ["k"]
 
 
 def test_match_bibtex_by_doi_arxiv_and_title():

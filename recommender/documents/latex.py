@@ -51,7 +51,8 @@ _COMMENT_RE = re.compile(r"(?<!\\)%.*$")
 _BIBITEM_KEY_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\]\s*)?\{([^{}]*)\}")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
 # a run of spaces and tabs at a line's end, or (group 1) of two or more inside a line; starting where a run starts
-_SPACE_RUN_RE = re.compile(r"(?<![ \t])[ \t]+(?=\n|\Z)|(?<![ \t])([ \t]{2,})")
+# (white space but line ends: [^\S\n]; a control space "\ " at a line's end kept)
+_SPACE_RUN_RE = re.compile(r"(?<![^\S\n])(?<!\\)[^\S\n]+(?=\n|\Z)|(?<![^\S\n])([^\S\n]{2,})")
 _BLANK_LINES_RE = re.compile(r"(?<!\n)\n{3,}")
 _TITLE_RE = re.compile(r"\\title\s*(?:\[[^\[\]]*\]\s*)?\{")
 _URL_RE = re.compile(r"\\(?:url|href)\s*\{[^{}\n]*\}")
@@ -405,13 +406,15 @@ def _references(cited_keys: list[str], bibs: list[str], bibitems: str,
     """The cited .bib entries in order of first citation; else the \\bibitem list; None: look for a section."""
     cited = [k for k in dict.fromkeys(cited_keys) if k.casefold() not in PLACEHOLDER_KEYS and k != "*"]
     entries: dict[str, ReferenceItem] = {}
+    read_bib = False  # a .bib with entries was read (its cited ones may be none)
     for bib in bibs:
-        if not re.search(r"^[ \t]*@\w+\s*[{(]", bib, re.MULTILINE):  # "^\s*": quadratic in blank lines
+        if not re.search(r"^[^\S\n]*@\w+\s*[{(]", bib, re.MULTILINE):  # "^\s*": quadratic in blank lines
             notices.append("A .bib file holds no BibTeX entry; it was left out.")
             continue
+        read_bib = True
         for item in parse_reference_list(bib if "*" in cited_keys else cited_bibtex(bib, set(cited))):
             entries.setdefault(item.key, item)
-    if entries:
+    if entries or read_bib:
         by_folded = {key.casefold(): key for key in entries}
         keys = [k if k in entries else by_folded.get(k.casefold(), k) for k in cited]
         missing = [k for k in keys if k not in entries]

@@ -45,9 +45,9 @@ _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
     (b"Rar!", "a RAR archive", "Pack a LaTeX project as .zip"),
 ]
 _LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\[\]]*\])*\{")
-# within one line ([ \t], not \s): "^\s*" searched over many blank lines takes time in their number squared
+# within one line ([^\S\n] or [ \t], not \s): "^\s*" searched over many blank lines takes quadratic time
 _MARKDOWN_RE = re.compile(r"^(?:#{1,6}[ \t]+\S|---[ \t]*$|[ \t]*[-*][ \t]+\S.*$)", re.MULTILINE)
-_BIB_ENTRY_RE = re.compile(r"^[ \t]*@\w+\s*[{(]", re.MULTILINE)
+_BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@\w+\s*[{(]", re.MULTILINE)
 _DOCUMENTCLASS_RE = re.compile(r"^[^%\n]*\\documentclass\b", re.MULTILINE)
 
 

@@ -10,14 +10,17 @@ from pathlib import Path
 
 from recommender.corpus.bibtex import latex_text, parse_library
 from recommender.corpus.identifiers import find_arxiv, normalize_arxiv, normalize_doi
-from recommender.references.text import check_is_text, decode_reference_bytes, entry_number, split_entries, strip_marker
+from recommender.references.text import (bibitem_count, check_is_text, decode_reference_bytes, entry_number, split_entries,
+                                         strip_marker)
 
 MAX_ENTRY_CHARS = 2_000  # no reference is longer; what follows is not read (the matching costs grow with length)
 MAX_REFERENCES = 5_000  # entries of one list (a long survey cites 1,000-2,000; `check-refs` takes ~1.6 ms an entry)
 _DOI_IN_TEXT_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"'<>“”]+", re.IGNORECASE)
-# [ \t], not \s: "^\s*" searched over many blank lines takes time in their number squared
-_BIB_ENTRY_RE = re.compile(r"^[ \t]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
-_BIB_KEY_RE = re.compile(r"\s*@\s*([A-Za-z]+)\s*[{(]\s*([^,\s{}()]*)")
+# white space but line ends ([^\S\n]), not \s: "^\s*" searched over many blank lines takes quadratic time
+_BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
+# where bibtexparser starts a block: "@type{" or "@type(" anywhere in the text
+_BIB_BLOCK_RE = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
+_NOT_ENTRIES = ("string", "preamble", "comment")
 QUOTED_RE = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]+)[\"\u201c\u201d\u00ab\u00bb]")
 _YEAR_RE = re.compile(r"\b(1[5-9]\d\d|20\d\d)[a-z]?\b")
 _YEAR_IN_PARENS_RE = re.compile(r"\((1[5-9]\d\d|20\d\d)[a-z]?\)")
@@ -56,8 +59,11 @@ def parse_reference_list(source: str | os.PathLike, most: int | None = MAX_REFER
     text = _read_source(source)
     if _BIB_ENTRY_RE.search(text):
         if most is not None:
-            _check_count(sum(1 for _ in islice(_BIB_ENTRY_RE.finditer(text), most + 1)), most, "BibTeX entries")
+            entries = (m for m in _BIB_BLOCK_RE.finditer(text) if m.group(1).casefold() not in _NOT_ENTRIES)
+            _check_count(sum(1 for _ in islice(entries, most + 1)), most, "BibTeX entries")
         return _parse_bibtex(text)
+    if most is not None and "\\bibitem" in text:
+        _check_count(bibitem_count(text, most + 1), most, "\\bibitem entries")
     entries = split_entries(text, None if most is None else most + 1)
     if most is not None:
         _check_count(len(entries), most, "entries")
@@ -65,16 +71,16 @@ def parse_reference_list(source: str | os.PathLike, most: int | None = MAX_REFER
 
 
 def cited_bibtex(text: str, keys: set[str]) -> str:
-    """A .bib text with only the entries whose key is one of `keys` (compared case-folded) and its @string and
-    @preamble blocks; each other entry is replaced by its line breaks, so entries keep their line numbers."""
+    """A .bib text with only the entries whose key is one of `keys` (compared case-folded; the key is what comes
+    before the entry's first comma), its @string and @preamble blocks, and any block whose key cannot be read; each
+    other block is replaced by its line breaks, so entries keep their line numbers."""
     folded = {key.casefold() for key in keys}
-    starts = [match.start() for match in _BIB_ENTRY_RE.finditer(text)]
-    pieces = [text[:starts[0]] if starts else text]
-    for start, end in zip(starts, starts[1:] + [len(text)]):
-        block = text[start:end]
-        kind, key = _BIB_KEY_RE.match(block).groups()
-        kept = kind.casefold() in ("string", "preamble") or key.casefold() in folded
-        pieces.append(block if kept else "\n" * block.count("\n"))
+    blocks = list(_BIB_BLOCK_RE.finditer(text))
+    pieces = [text[:blocks[0].start()] if blocks else text]
+    for block, end in zip(blocks, [b.start() for b in blocks[1:]] + [len(text)]):
+        key, comma, _ = text[block.end():end].partition(",")
+        kept = block.group(1).casefold() in ("string", "preamble") or not comma or key.strip().casefold() in folded
+        pieces.append(text[block.start():end] if kept else "\n" * text.count("\n", block.start(), end))
     return "".join(pieces)
 
 

@@ -31,8 +31,8 @@ _WRAP_EVIDENCE_SHARE = 0.1  # share of line breaks that must look like wraps bef
 _HEADINGS = {"references", "reference list", "bibliography", "literature cited", "works cited", "literatur",
              "literaturverzeichnis", "references and notes", "références", "bibliographie", "cited literature"}
 _PAGE_NUMBER_RE = re.compile(r"^\d{1,4}$")  # a page number between two pages of the list
-# "[1234]" in brackets; "(123)", "123." at most three digits: "(2019)", "2019." are years, not numbers
-_MARKER_RE = re.compile(r"^(?:\[(\d{1,4})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")
+# "[1234]" in brackets, but for years ([1500]-[2099]); "(123)", "123." at most three digits: "(2019)", "2019." are years
+_MARKER_RE = re.compile(r"^(?:\[(\d{1,3}|1[0-4]\d\d|2[1-9]\d\d|[3-9]\d{3})\]|\((\d{1,3})\)|(\d{1,3})[.)](?=\s|$))\s*")
 _BIBITEM_RE = re.compile(r"\\bibitem\s*(?:\[[^\[\]]*\]\s*)?\{[^{}]*\}")  # one \s* per gap: two backtrack
 _LATEX_BLOCK_RE = re.compile(r"\\(?:begin|end)\{thebibliography\}(?:\{[^}]*\})?|\\newblock\b")
 
@@ -166,7 +166,7 @@ def split_entries(text: str, most: int | None = None) -> list[tuple[int, str]]:
     """(1-based line number where it starts, text) of each reference in a plain-text or `\\bibitem` list; the
     first `most` of them (all when None)."""
     if "\\bibitem" in text:
-        return _split_bibitems(text, most)
+        return _split_bibitems(text)[:most]
     lines = [(number, clean_line(line)) for number, line in enumerate(text.splitlines(), start=1)]
     content: list[tuple[int, str, bool]] = []  # (line number, text, a blank line came before it)
     blank = False
@@ -326,19 +326,24 @@ def words_seen(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def _split_bibitems(text: str, most: int | None) -> list[tuple[int, str]]:
-    """Entries of a LaTeX `thebibliography` list, as plain text (the first `most`)."""
+def bibitem_count(text: str, most: int) -> int:
+    """The `\\bibitem` commands of a text, counted up to `most`."""
+    return sum(1 for _ in islice(_BIBITEM_RE.finditer(text), most))
+
+
+def _split_bibitems(text: str) -> list[tuple[int, str]]:
+    """Entries of a LaTeX `thebibliography` list, as plain text."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     decode = LatexNodes2Text(math_mode="verbatim").latex_to_text
     entries: list[tuple[int, str]] = []
-    matches = list(islice(_BIBITEM_RE.finditer(text), None if most is None else most + 1))
+    matches = list(_BIBITEM_RE.finditer(text))
     line_number, counted = 1, 0  # lines counted as the entries go (from the start for each: quadratic)
     for match, end in zip(matches, [m.start() for m in matches[1:]] + [len(text)]):
         body = _LATEX_BLOCK_RE.sub(" ", text[match.end():end])
         lines = [clean_line(line) for line in body.splitlines() if line.strip()]
         line_number += text.count("\n", counted, match.start())
         counted = match.start()
-        if lines and (most is None or len(entries) < most):
+        if lines:
             entries.append((line_number, " ".join(decode(join_lines(lines)).split())))
     return entries

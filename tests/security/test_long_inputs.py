@@ -37,8 +37,8 @@ def cpu_time(function, *args):
 
 
 LINEAR_IDS = ["hyphenated name", "hyphenated name in parentheses", "narrative in one word", "markers side by side",
-              "blank lines", "run-on sentence", "brackets", "link brackets", "Chinese without spaces", "word ending a line",
-              "URL's next line", "a list of blank lines", "an entry and blank lines"]
+              "blank lines", "run-on sentence", "brackets", "link brackets", "cite in a long name", "Chinese without spaces",
+              "word ending a line", "URL's next line", "a list of blank lines", "an entry and blank lines"]
 
 
 @pytest.mark.parametrize("function, text", [
@@ -50,6 +50,7 @@ LINEAR_IDS = ["hyphenated name", "hyphenated name in parentheses", "narrative in
     (split_sentences, "go on now. " * 200_000),                          # one sentence continued: each piece copied it
     (document_kind, "[" * 300_000),                                      # Markdown detection
     (document_kind, "](" * 150_000),
+    (document_kind, "\\" + "cite" * 32_000 + "X{"),                        # 54 s: "cite[a-z]*" from every "cite"
     (detect_language, "中" * 400_000),                  # script runs built by copying; an e-mail's name unbounded
     (parse_reference_list, "a" * 300_000 + "\nb"),                       # a word ending a line: hyphenated?
     (parse_reference_list, "Smith, J. 2020. See https://x.org/a\n" + "1" * 300_000 + "!"),  # a URL's next line

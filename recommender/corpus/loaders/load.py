@@ -18,8 +18,8 @@ from recommender.corpus.loaders.validate import Validator
 FORMATS = ("jsonl", "bibtex", "csl-json", "openalex")
 FORMAT_ALIASES = {"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json", "ndjson": "jsonl"}
 JSONL_EXTENSIONS = (".jsonl", ".ndjson")
-# [ \t], not \s: "^\s*" searched over many blank lines takes time in their number squared
-BIB_ENTRY_RE = re.compile(r"^[ \t]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
+# white space but line ends ([^\S\n]), not \s: "^\s*" searched over many blank lines takes quadratic time
+BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 
 
 def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) -> LoadResult:
