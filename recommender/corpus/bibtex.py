@@ -6,6 +6,16 @@ import unicodedata
 from typing import Any
 
 
+# an entry that starts a line ("@article{", "@misc("), after white space but line ends ([^\S\n], not \s: "^\s*" searched
+# over many blank lines takes quadratic time)
+_ENTRY_START_RE = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
+
+
+def holds_entry(text: str) -> bool:
+    """Whether a text holds a BibTeX entry (one that starts a line)."""
+    return _ENTRY_START_RE.search(text) is not None
+
+
 def parse_library(text: str):
     """bibtexparser's library of the text's blocks, field names lower-cased."""
     import bibtexparser

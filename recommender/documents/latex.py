@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pylatexenc import latex2text, latexwalker
 from pylatexenc.macrospec import MacroSpec
 
+from recommender.corpus.bibtex import holds_entry
 from recommender.documents.assemble import assemble
 from recommender.documents.blocks import Block, add
 from recommender.documents.errors import DocumentError
@@ -408,7 +409,7 @@ def _references(cited_keys: list[str], bibs: list[str], bibitems: str,
     entries: dict[str, ReferenceItem] = {}
     read_bib = False  # a .bib with entries was read (its cited ones may be none)
     for bib in bibs:
-        if not re.search(r"^[^\S\n]*@\w+\s*[{(]", bib, re.MULTILINE):  # "^\s*": quadratic in blank lines
+        if not holds_entry(bib):
             notices.append("A .bib file holds no BibTeX entry; it was left out.")
             continue
         read_bib = True

@@ -19,6 +19,7 @@ import zlib
 from io import BytesIO
 from pathlib import Path
 
+from recommender.corpus.bibtex import holds_entry
 from recommender.documents.decoding import SUPPORTED, decode
 from recommender.documents.errors import DocumentError
 from recommender.documents.limits import (MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS, MAX_BYTES, MAX_PROJECT_BIB_BYTES, MAX_TEXT_CHARS, check,
@@ -45,9 +46,8 @@ _SIGNATURES = [  # (leading bytes, what the file is, what to do instead)
     (b"Rar!", "a RAR archive", "Pack a LaTeX project as .zip"),
 ]
 _LATEX_RE = re.compile(r"\\documentclass\b|\\begin\{document\}|\\(?:sub)*section\*?\{|\\cite[a-z]*\*?(?:\[[^\[\]]*\])*\{")
-# within one line ([^\S\n] or [ \t], not \s): "^\s*" searched over many blank lines takes quadratic time
+# within one line ([ \t], not \s): "^\s*" searched over many blank lines takes quadratic time
 _MARKDOWN_RE = re.compile(r"^(?:#{1,6}[ \t]+\S|---[ \t]*$|[ \t]*[-*][ \t]+\S.*$)", re.MULTILINE)
-_BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@\w+\s*[{(]", re.MULTILINE)
 _DOCUMENTCLASS_RE = re.compile(r"^[^%\n]*\\documentclass\b", re.MULTILINE)
 
 
@@ -90,7 +90,7 @@ def read_document(source: str | os.PathLike | bytes, name: str = "", bib: str | 
     check(len(data) // 4, MAX_TEXT_CHARS, "The document's text", "characters")  # no character takes more bytes
     text = decode(data, "the document")
     check(len(text), MAX_TEXT_CHARS, "The document's text")
-    if _BIB_ENTRY_RE.search(text[:5000]) and not _LATEX_RE.search(text) and suffix not in LATEX_SUFFIXES:
+    if holds_entry(text[:5000]) and not _LATEX_RE.search(text) and suffix not in LATEX_SUFFIXES:
         raise DocumentError("This is a BibTeX file, not a document. Give it as the bibliography of the .tex "
                             "(or zip the LaTeX project), or give the document itself.")
     if suffix in LATEX_SUFFIXES or (suffix not in MARKDOWN_SUFFIXES and _LATEX_RE.search(text)):

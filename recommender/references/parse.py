@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from recommender.corpus.bibtex import latex_text, parse_library
+from recommender.corpus.bibtex import holds_entry, latex_text, parse_library
 from recommender.corpus.identifiers import find_arxiv, normalize_arxiv, normalize_doi
 from recommender.references.text import (bibitem_count, check_is_text, decode_reference_bytes, entry_number, split_entries,
                                          strip_marker)
@@ -16,8 +16,6 @@ from recommender.references.text import (bibitem_count, check_is_text, decode_re
 MAX_ENTRY_CHARS = 2_000  # no reference is longer; what follows is not read (the matching costs grow with length)
 MAX_REFERENCES = 5_000  # entries of one list (a long survey cites 1,000-2,000; `check-refs` takes ~1.6 ms an entry)
 _DOI_IN_TEXT_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"'<>“”]+", re.IGNORECASE)
-# white space but line ends ([^\S\n]), not \s: "^\s*" searched over many blank lines takes quadratic time
-_BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 # where bibtexparser starts a block: "@type{" or "@type(" anywhere in the text
 _BIB_BLOCK_RE = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
 _NOT_ENTRIES = ("string", "preamble", "comment")
@@ -57,7 +55,7 @@ def parse_reference_list(source: str | os.PathLike, most: int | None = MAX_REFER
     `most` entries (None: any number, for a user's own library read on their machine).
     """
     text = _read_source(source)
-    if _BIB_ENTRY_RE.search(text):
+    if holds_entry(text):
         if most is not None:
             entries = (m for m in _BIB_BLOCK_RE.finditer(text) if m.group(1).casefold() not in _NOT_ENTRIES)
             _check_count(sum(1 for _ in islice(entries, most + 1)), most, "BibTeX entries")

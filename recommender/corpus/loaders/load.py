@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from recommender.corpus.bibtex import holds_entry
 from recommender.corpus.loaders.bibtex import from_bibtex, read_bibtex
 from recommender.corpus.loaders.csl import from_csl
 from recommender.corpus.loaders.files import read_head, refuse_binary
@@ -18,8 +18,6 @@ from recommender.corpus.loaders.validate import Validator
 FORMATS = ("jsonl", "bibtex", "csl-json", "openalex")
 FORMAT_ALIASES = {"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json", "ndjson": "jsonl"}
 JSONL_EXTENSIONS = (".jsonl", ".ndjson")
-# white space but line ends ([^\S\n]), not \s: "^\s*" searched over many blank lines takes quadratic time
-BIB_ENTRY_RE = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 
 
 def load_corpus(path: str | Path, strict: bool = False, fmt: str | None = None) -> LoadResult:
@@ -66,7 +64,7 @@ def detect_format(path: str | Path) -> str:
         if ext in JSONL_EXTENSIONS or _looks_native(sample) or (head[0] == "{" and ext != ".json"):
             return "jsonl"
         return "csl-json"
-    if BIB_ENTRY_RE.search(head):
+    if holds_entry(head):
         return "bibtex"
     if ext in JSONL_EXTENSIONS:
         return "jsonl"
