@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bench.hostile import word_file
-from bench.long_inputs import large_bib
+from bench.long_inputs import check_reference_text, citation_query_at_end, large_bib
 
 from recommender.documents.errors import DocumentError
 from recommender.documents.latex import read_latex
@@ -20,7 +20,6 @@ from recommender.documents.markers import find_markers
 from recommender.documents.read import read_document
 from recommender.embedding.encoders import get_encoder
 from recommender.pipeline.language import detect_language
-from recommender.references.check import check_references
 from recommender.references.parse import MAX_ENTRY_CHARS, parse_reference_list
 from recommender.review.claims import ClaimScorer, split_sentences
 from recommender.serve.context import citation_query, document_kind
@@ -185,14 +184,6 @@ def _references_or_refusal(text: str):
         return None
 
 
-def _reference_check(text: str):
-    return check_references(parse_reference_list(text), [])
-
-
-def _citation_query_at_end(text: str):
-    return citation_query(text, len(text) - 2)
-
-
 # found by a hostile helper's audit of every pattern (docs/security.md, the fourth pass); CPU seconds before
 @pytest.mark.parametrize("function, text", [
     (_references_or_refusal, "\\bibitem" + " " * 80_000),                          # 11 s: two \s* around an option
@@ -200,9 +191,9 @@ def _citation_query_at_end(text: str):
     (_references_or_refusal, "\\bibitem{k}x\n" * 40_000),                          # 24 s: lines counted per entry
     (_references_or_refusal, "".join(f"{i}. " + "arxiv" * 399 + "\n" for i in range(1, 401))),  # 14 s
     (_references_or_refusal, "@misc{k, title = {A title}, note = {arxiv" + " " * 32_000 + "x}}"),  # 39 s
-    (_reference_check, "".join(f"{i}. " + "a-" * 998 + "a\n" for i in range(1, 201))),  # 30 s: ids at every "a-"
-    (_citation_query_at_end, "\\" + "cite" * 10_000 + "\n\nWe use a model here.\n"),  # 13 s: LaTeX or not?
-    (_citation_query_at_end, "\\documentclass{article}\n\\title" + " " * 120_000 + "\n\nWe use a model here.\n"),
+    (check_reference_text, "".join(f"{i}. " + "a-" * 998 + "a\n" for i in range(1, 201))),  # 30 s: ids at every "a-"
+    (citation_query_at_end, "\\" + "cite" * 10_000 + "\n\nWe use a model here.\n"),  # 13 s: LaTeX or not?
+    (citation_query_at_end, "\\documentclass{article}\n\\title" + " " * 120_000 + "\n\nWe use a model here.\n"),
     (lambda text: body_sentences(text, "markdown"), "Intro text.\n\n# a" + " " * 2_000 + "x\n\nSome text.\n"),
     (lambda text: body_sentences(text, "latex"), "\\documentclass{article}\n\\begin{document}\nWe use it "
      + "\\\\cite[a " * 20_000 + "\n\n\\end{document}\n"),
